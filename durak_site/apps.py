@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DurakSiteConfig(AppConfig):
+    name = "durak_site"
+    verbose_name = "Durak"

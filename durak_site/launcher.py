@@ -1,0 +1,168 @@
+"""Start the whole platform, or the test suite, on one machine.
+
+``python -m durak_site.launcher run``   services, migrations, Daphne, Celery worker and beat
+``python -m durak_site.launcher test``  services, migrations, a browser, then pytest
+
+Called by the ``dev`` script after it has prepared the virtual environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from durak_site import embedded
+from durak_site.translations import compile_catalogs
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def _say(message: str) -> None:
+    print(f"[durak] {message}", flush=True)
+
+
+def _manage(*args: str) -> None:
+    subprocess.run([sys.executable, str(BASE_DIR / "manage.py"), *args], check=True)
+
+
+def _prepare() -> embedded.StartResult:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
+    os.environ.setdefault("DEBUG", "1")
+    started = embedded.start()
+    if started.postgres_started or started.redis_started:
+        _say("embedded PostgreSQL and Redis are running (data under var/)")
+    compile_catalogs(BASE_DIR)
+    _manage("migrate", "--noinput", "-v", "0")
+    return started
+
+
+def _stop_embedded(started: embedded.StartResult) -> None:
+    # Servers that were already running belong to someone else: leave them.
+    if started.postgres_started or started.redis_started:
+        embedded.stop(postgres=started.postgres_started, redis=started.redis_started)
+        _say("embedded services stopped")
+
+
+def _stop_processes(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def run() -> int:
+    started = _prepare()
+    _manage("create_first_admin")
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = os.environ.get("PORT", "8000")
+    commands = {
+        "daphne": [str(BIN / "daphne"), "-b", host, "-p", port, "durak_site.asgi:application"],
+        "worker": [str(BIN / "celery"), "-A", "durak_site", "worker", "-l", "info", "-c", "2"],
+        "beat": [
+            str(BIN / "celery"),
+            "-A",
+            "durak_site",
+            "beat",
+            "-l",
+            "info",
+            "-s",
+            str(embedded.VAR_DIR / "celerybeat-schedule"),
+        ],
+    }
+    # Each child leads its own process group so that stopping it takes its children too.
+    processes = [
+        subprocess.Popen(command, cwd=BASE_DIR, start_new_session=True)
+        for command in commands.values()
+    ]
+    stop_requested = False
+
+    def request_stop(signum, frame) -> None:
+        nonlocal stop_requested
+        stop_requested = True
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    _say(f"the platform is up at http://{host}:{port}/  (admin: /admin/)  Ctrl-C stops it")
+    exit_code = 0
+    try:
+        while not stop_requested:
+            for name, process in zip(commands, processes, strict=True):
+                if process.poll() is not None:
+                    _say(f"{name} exited with code {process.returncode}; stopping")
+                    stop_requested = True
+                    exit_code = 1
+            time.sleep(0.3)
+    finally:
+        _say("stopping ...")
+        _stop_processes(processes)
+        _stop_embedded(started)
+    return exit_code
+
+
+def ensure_browser() -> str | None:
+    """Find a Chromium for the browser tests, installing one where that is possible."""
+    for candidate in ("chromium", "chromium-browser"):
+        path = shutil.which(candidate)
+        if path:
+            return path
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        _say("installing Chromium from Debian packages ...")
+        apt_env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=apt_env, check=False)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=apt_env, check=False)
+        path = shutil.which("chromium")
+        if path:
+            return path
+    _say("installing Playwright's Chromium ...")
+    result = subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"])
+    return "playwright" if result.returncode == 0 else None
+
+
+def test(pytest_args: list[str]) -> int:
+    started = _prepare()
+    browser = ensure_browser()
+    if browser and browser != "playwright":
+        os.environ.setdefault("CHROMIUM_PATH", browser)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", *pytest_args], cwd=BASE_DIR
+        ).returncode
+    finally:
+        _stop_embedded(started)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "test", "services"}:
+        print("usage: dev run | dev test [pytest args] | dev services start|stop|status|reset")
+        return 2
+    command, rest = argv[0], argv[1:]
+    if command == "run":
+        return run()
+    if command == "test":
+        return test(rest)
+    action = rest[0] if rest else "status"
+    if action == "start":
+        print(embedded.start())
+    elif action == "stop":
+        embedded.stop()
+    elif action == "reset":
+        embedded.reset()
+    else:
+        print(embedded.status())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
