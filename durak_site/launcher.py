@@ -31,14 +31,15 @@ def _manage(*args: str) -> None:
     subprocess.run([sys.executable, str(BASE_DIR / "manage.py"), *args], check=True)
 
 
-def _prepare() -> embedded.StartResult:
+def _prepare(*, migrate: bool) -> embedded.StartResult:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
     os.environ.setdefault("DEBUG", "1")
     started = embedded.start()
     if started.postgres_started or started.redis_started:
         _say("embedded PostgreSQL and Redis are running (data under var/)")
     compile_catalogs(BASE_DIR)
-    _manage("migrate", "--noinput", "-v", "0")
+    if migrate:
+        _manage("migrate", "--noinput", "-v", "0")
     return started
 
 
@@ -63,7 +64,7 @@ def _stop_processes(processes: list[subprocess.Popen]) -> None:
 
 
 def run() -> int:
-    started = _prepare()
+    started = _prepare(migrate=True)
     _manage("create_first_admin")
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
@@ -131,7 +132,8 @@ def ensure_browser() -> str | None:
 
 
 def test(pytest_args: list[str]) -> int:
-    started = _prepare()
+    # pytest builds its own test database, so the development one is left alone.
+    started = _prepare(migrate=False)
     browser = ensure_browser()
     if browser and browser != "playwright":
         os.environ.setdefault("CHROMIUM_PATH", browser)
