@@ -1,0 +1,46 @@
+"""Rules engine for durak "do zavala" (transfer durak, throw-ins limited only before take).
+
+Pure Python, standard library only, deterministic for a seed, JSON-safe. The rules are
+/shared/RULES.md; the public face below is ENGINE_CONTRACT.md plus a few extras the server uses.
+
+Contract::
+
+    Game.new(players=4, seed=12345)     # seed may be omitted: one is drawn from `secrets`
+    Game.from_position({...})           # hands, talon, trump, attacker, first_bout, places
+                                        #   (+ optional "trump_card" when the talon is empty)
+    g.legal_actions(seat) -> list[dict] # [] for a seat that may not act (or is no seat)
+    g.apply(seat, action)               # in place; IllegalAction leaves g unchanged
+    g.copy(); g.view(seat | None); g.to_dict(); Game.from_dict(d)
+    g.finished; g.places                # places: lists of seats in leaving order
+    split_bank(bank, places, percentages) -> {seat: units}
+
+Extras:
+
+- ``g.waiting_for`` -> list[int]: the seats the game waits on (RULES §3.4), lowest first:
+  the attacker on an empty table; the defender while unbeaten cards lie and take is not
+  declared; otherwise every thrower who holds a card he may throw in and has not passed.
+- ``g.deadline_kind`` -> "turn" (waiting for the leading attacker or the defender), "throw"
+  (waiting for throwers after all is beaten or take is declared) or None once finished.
+- ``g.timeout_action(seat)`` -> dict: what the server plays for an idle waited-on seat (RULES
+  §5): take for the defender, pass for a thrower, the lowest non-trump card (lowest trump if
+  only trumps; ties by suit order S C D H) for a leading attacker. IllegalAction
+  "not_your_turn" when the game does not wait for that seat.
+- ``g.durak`` (lone loser once finished, None on a draw), ``g.players``, ``g.seed``,
+  ``g.attacker``, ``g.defender``, ``g.bouts`` (bouts completed), ``g.trump_suit``,
+  ``g.talon_size``, ``g.hand(seat)``.
+- ``DEFAULT_PERCENTAGES``: the RULES §6 table, {players: row}.
+- ``games.engine.bots.choose_action(game, seat) -> dict | None``: a heuristic player.
+- ``python -m games.engine.simulate --players 4 --games 1000 [--seed S]``: bot statistics.
+
+IllegalAction (a ValueError) has ``.code``, one of: "bad_seat", "malformed" (not a dict,
+unknown type, wrong keys, bad or repeated card code), "game_finished", "not_your_turn",
+"card_not_in_hand", "mixed_ranks" (a lead of several ranks), "throw_limit",
+"rank_not_on_table", "attack_not_on_table", "cannot_beat", "transfer_not_allowed",
+"take_declared" (beating after take), "take_not_allowed" (nothing unbeaten),
+"pass_not_allowed"; and ``.message`` for people.
+"""
+
+from .bank import DEFAULT_PERCENTAGES, split_bank
+from .game import Game, IllegalAction
+
+__all__ = ["DEFAULT_PERCENTAGES", "Game", "IllegalAction", "split_bank"]
