@@ -87,8 +87,17 @@ def _pg_data() -> Path:
 
 
 def _run_as_pg_owner(args: list[str]) -> None:
-    user = PG_SYSTEM_USER if os.geteuid() == 0 else None
-    subprocess.run(args, check=True, user=user, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # As root, drop to the server account completely: its own group and no root groups.
+    identity = (
+        {"user": PG_SYSTEM_USER, "group": PG_SYSTEM_USER, "extra_groups": []}
+        if os.geteuid() == 0
+        else {}
+    )
+    result = subprocess.run(
+        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **identity
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{Path(args[0]).name} failed:\n{result.stdout}")
 
 
 def _make_traversable(path: Path) -> None:
@@ -103,7 +112,9 @@ def _prepare_root_permissions(data: Path) -> None:
     try:
         entry = pwd.getpwnam(PG_SYSTEM_USER)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", PG_SYSTEM_USER], check=True)
+        subprocess.run(
+            ["useradd", "--system", "--user-group", "--no-create-home", PG_SYSTEM_USER], check=True
+        )
         entry = pwd.getpwnam(PG_SYSTEM_USER)
     _make_traversable(data)
     install = _pg_install()

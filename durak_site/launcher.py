@@ -38,6 +38,7 @@ def _prepare(*, migrate: bool) -> embedded.StartResult:
     if started.postgres_started or started.redis_started:
         _say("embedded PostgreSQL and Redis are running (data under var/)")
     compile_catalogs(BASE_DIR)
+    _manage("collectstatic", "--noinput", "-v", "0")
     if migrate:
         _manage("migrate", "--noinput", "-v", "0")
     return started
@@ -134,6 +135,8 @@ def ensure_browser() -> str | None:
 def test(pytest_args: list[str]) -> int:
     # pytest builds its own test database, so the development one is left alone.
     started = _prepare(migrate=False)
+    # Connections opened in worker threads must not outlive a test and block database teardown.
+    os.environ.setdefault("DB_CONN_MAX_AGE", "0")
     browser = ensure_browser()
     if browser and browser != "playwright":
         os.environ.setdefault("CHROMIUM_PATH", browser)

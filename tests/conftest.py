@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
+from django.core.cache import cache
 
 from durak_site import embedded
 
 
 def pytest_configure(config: pytest.Config) -> None:
     embedded.start()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rate-limit counters and presence live in the real Redis cache: start each test clean.
+
+    Only this run's key prefix is removed, so other data in the same Redis stays untouched.
+    """
+    client = cache._cache.get_client(write=True)
+    prefix = settings.CACHES["default"]["KEY_PREFIX"]
+    for key in client.scan_iter(match=f"{prefix}:*", count=1000):
+        client.delete(key)
+    yield

@@ -1,0 +1,38 @@
+"""Production settings pass Django's deployment checklist."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+
+PRODUCTION_ENV = {
+    "DEBUG": "0",
+    "SECRET_KEY": "x7Fq-2pLw9ZrT4vYb8NcKd3MhJs6GuEaR1oQiWnXe5VtCyUzP0lAk_mBgDfHjS",
+    "ALLOWED_HOSTS": "durak.example.com",
+    "CSRF_TRUSTED_ORIGINS": "https://durak.example.com",
+}
+
+
+def _manage(*args, env):
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=BASE_DIR,
+        env={k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY"}} | env,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_check_deploy_is_clean_with_production_variables():
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "SECRET_KEY"}
+    result = _manage("check", env=env)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr

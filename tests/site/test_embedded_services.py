@@ -1,0 +1,61 @@
+"""The embedded PostgreSQL and Redis start, keep their data between runs, and stop cleanly."""
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import redis
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _embedded(call: str, env: dict) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", f"from durak_site import embedded; print(embedded.{call})"],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_start_reuse_and_stop(tmp_path):
+    pg_port, redis_port = _free_port(), _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}} | {
+        "DURAK_VAR_DIR": str(tmp_path / "var"),
+        "EMBEDDED_PG_PORT": str(pg_port),
+        "EMBEDDED_REDIS_PORT": str(redis_port),
+    }
+    pg_url = f"postgres://durak@127.0.0.1:{pg_port}/durak"
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    try:
+        assert "postgres_started=True, redis_started=True" in _embedded("start()", env)
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("CREATE TABLE kept (value text)")
+            conn.execute("INSERT INTO kept VALUES ('still here')")
+        assert redis.Redis.from_url(redis_url).ping()
+
+        # A second start finds both running and starts nothing.
+        assert "postgres_started=False, redis_started=False" in _embedded("start()", env)
+
+        _embedded("stop()", env)
+        assert "{'postgres': False, 'redis': False}" in _embedded("status()", env)
+
+        _embedded("start()", env)
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT value FROM kept").fetchone() == ("still here",)
+    finally:
+        _embedded("stop()", env)
+    assert "{'postgres': False, 'redis': False}" in _embedded("status()", env)

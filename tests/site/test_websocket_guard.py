@@ -1,0 +1,66 @@
+"""Every WebSocket goes through the origin check and refuses anonymous users."""
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
+
+from durak_site.accounts.models import User
+from durak_site.asgi import application
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+SOCKET_PATHS = ["/ws/lobby/", "/ws/table/1/"]
+SAME_ORIGIN = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+
+
+@database_sync_to_async
+def _session_cookie_for(nickname: str) -> bytes:
+    user = User.objects.create_user(
+        username=nickname, email=f"{nickname}@example.com", password="x-Secret-123"
+    )
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.save()
+    return f"sessionid={session.session_key}".encode()
+
+
+@pytest.mark.parametrize("path", SOCKET_PATHS)
+async def test_foreign_origin_is_refused(path):
+    cookie = await _session_cookie_for("Vera")
+    communicator = WebsocketCommunicator(
+        application,
+        path,
+        headers=[
+            (b"origin", b"https://evil.example"),
+            (b"host", b"localhost"),
+            (b"cookie", cookie),
+        ],
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+@pytest.mark.parametrize("path", SOCKET_PATHS)
+async def test_anonymous_user_is_refused(path):
+    communicator = WebsocketCommunicator(application, path, headers=SAME_ORIGIN)
+    connected, code = await communicator.connect()
+    if connected:
+        # Accepted only to tell the client why: the close must follow at once.
+        message = await communicator.receive_output(timeout=2)
+        assert message["type"] == "websocket.close"
+        code = message.get("code")
+    assert code == 4401
+
+
+async def test_logged_in_user_from_our_origin_is_accepted():
+    cookie = await _session_cookie_for("Gleb")
+    communicator = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[*SAME_ORIGIN, (b"cookie", cookie)]
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.disconnect()
