@@ -1,0 +1,144 @@
+"""The double-entry ledger.
+
+Every movement of money is one ``LedgerTransaction`` with two or more ``Entry`` rows whose
+signed amounts sum to zero. ``Account.balance`` caches the sum of an account's entries. The
+database itself enforces the invariants (see the RunSQL in the migrations): balanced
+transactions, no zero entries, immutable ledger rows, no negative user wallet.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class Account(models.Model):
+    class Kind(models.TextChoices):
+        USER = "user", _("player wallet")
+        TABLE_BANK = "table_bank", _("table bank")
+        HOUSE = "house", _("house")
+        EXTERNAL = "external", _("external cash")
+
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    currency = models.CharField(_("currency"), max_length=3, default=settings.CURRENCY)
+    balance = models.BigIntegerField(_("balance"), default=0)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="wallet_accounts",
+    )
+    table_id = models.BigIntegerField(_("table"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("account")
+        verbose_name_plural = _("accounts")
+        ordering = ["id"]
+        permissions = [("adjust_balance", _("Can credit or debit a player's wallet"))]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user"], condition=Q(kind="user"), name="wallet_one_account_per_user"
+            ),
+            models.UniqueConstraint(
+                fields=["table_id"],
+                condition=Q(kind="table_bank"),
+                name="wallet_one_bank_per_table",
+            ),
+            models.UniqueConstraint(
+                fields=["kind"],
+                condition=Q(kind__in=["house", "external"]),
+                name="wallet_one_house_one_external",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="user", user__isnull=False, table_id__isnull=True)
+                | Q(kind="table_bank", user__isnull=True, table_id__isnull=False)
+                | Q(kind__in=["house", "external"], user__isnull=True, table_id__isnull=True),
+                name="wallet_account_owner_matches_kind",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="user") | Q(balance__gte=0),
+                name="wallet_user_balance_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="table_bank") | Q(balance__gte=0),
+                name="wallet_table_bank_not_negative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.kind == self.Kind.USER:
+            return f"{self.get_kind_display()}: {self.user}"
+        if self.kind == self.Kind.TABLE_BANK:
+            return f"{self.get_kind_display()} #{self.table_id}"
+        return str(self.get_kind_display())
+
+
+class LedgerTransaction(models.Model):
+    class Kind(models.TextChoices):
+        DEPOSIT = "deposit", _("deposit")
+        WITHDRAWAL = "withdrawal", _("withdrawal")
+        STAKE_HOLD = "stake_hold", _("stake held")
+        STAKE_RELEASE = "stake_release", _("stake returned")
+        BANK_SETTLE = "bank_settle", _("bank paid out")
+        ADJUSTMENT = "adjustment", _("adjustment by staff")
+
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    idempotency_key = models.CharField(_("idempotency key"), max_length=200, unique=True)
+    # sha256 of the command's content: the same key with other content is refused.
+    fingerprint = models.CharField(_("request fingerprint"), max_length=64)
+    memo = models.TextField(_("memo"), blank=True)
+    initiated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("initiated by"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now, db_index=True)
+    # Plain ids, not foreign keys: the wallet does not depend on the games app.
+    table_id = models.BigIntegerField(_("table"), null=True, blank=True, db_index=True)
+    game_id = models.BigIntegerField(_("game"), null=True, blank=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("transaction")
+        verbose_name_plural = _("transactions")
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.get_kind_display()}"
+
+
+class Entry(models.Model):
+    transaction = models.ForeignKey(
+        LedgerTransaction,
+        verbose_name=_("transaction"),
+        on_delete=models.PROTECT,
+        related_name="entries",
+    )
+    account = models.ForeignKey(
+        Account, verbose_name=_("account"), on_delete=models.PROTECT, related_name="entries"
+    )
+    amount = models.BigIntegerField(_("amount"))
+    balance_after = models.BigIntegerField(_("balance after"))
+
+    class Meta:
+        verbose_name = _("entry")
+        verbose_name_plural = _("entries")
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="wallet_entry_amount_not_zero"),
+            models.UniqueConstraint(
+                fields=["transaction", "account"], name="wallet_one_entry_per_account"
+            ),
+        ]
+        indexes = [models.Index(fields=["account", "id"], name="wallet_entry_account_id")]
+
+    def __str__(self) -> str:
+        return f"{self.account}: {self.amount:+d}"
