@@ -1,7 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 
 from durak_site import health, views
+
+admin.site.site_header = _("Durak: staff")
+admin.site.site_title = _("Durak: staff")
+admin.site.index_title = _("Platform administration")
 
 urlpatterns = [
     path("", views.home, name="home"),
