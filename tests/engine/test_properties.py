@@ -1,0 +1,140 @@
+"""Properties over random legal play to the end, for 2 to 6 players."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import Game, IllegalAction
+
+ALL_CODES = [rank + suit for rank in "6789TJQKA" for suit in "SCDH"]
+CODE_PATTERN = re.compile(r"\b[6789TJQKA][SCDH]\b")
+MAX_STEPS = 5000
+SETTINGS = settings(max_examples=120, deadline=None)
+
+# (players, deal seed, seed of the random player): a drawn seed keeps hypothesis' input small
+# however long the game runs.
+games = st.tuples(st.integers(2, 6), st.integers(0, 2**63), st.integers(0, 2**32))
+
+
+def random_play(players: int, seed: int, player_seed: int) -> Iterator[Game]:
+    """Yield the game before every move of a random legal playout, then the finished game."""
+    rng = random.Random(player_seed)
+    game = Game.new(players=players, seed=seed)
+    for _ in range(MAX_STEPS):
+        yield game
+        moves = [(seat, action) for seat in range(players) for action in game.legal_actions(seat)]
+        if game.finished:
+            assert moves == []
+            return
+        seat, action = rng.choice(moves)
+        game.apply(seat, action)
+    pytest.fail("the game did not finish")
+
+
+def cards_by_place(state: dict) -> Counter:
+    places = [card for held in state["hands"] for card in held] + state["talon"]
+    places += [pair["attack"] for pair in state["table"]]
+    places += [pair["defense"] for pair in state["table"] if pair["defense"]]
+    return Counter(places + state["discard"])
+
+
+@SETTINGS
+@given(games)
+def test_cards_are_conserved_and_every_game_finishes_with_every_seat_placed(case):
+    players = case[0]
+    for game in random_play(*case):
+        state = game.to_dict()
+        counts = cards_by_place(state)
+        assert sorted(counts) == sorted(ALL_CODES) and set(counts.values()) == {1}
+        if not state["taking"] and not game.finished:
+            unbeaten = sum(pair["defense"] is None for pair in state["table"])
+            assert unbeaten <= len(state["hands"][state["defender"]])
+        for seat in game.waiting_for:
+            assert game.legal_actions(seat), "the game waits for a seat that cannot act"
+    assert game.finished
+    seats = [seat for group in game.places for seat in group]
+    assert sorted(seats) == list(range(players))
+    if game.durak is not None:
+        assert game.places[-1] == [game.durak]
+
+
+@SETTINGS
+@given(games)
+def test_state_round_trips_through_json_at_every_step(case):
+    for game in random_play(*case):
+        state = game.to_dict()
+        restored = Game.from_dict(json.loads(json.dumps(state)))
+        assert restored.to_dict() == state
+        assert restored.waiting_for == game.waiting_for
+        assert restored.deadline_kind == game.deadline_kind
+
+
+@SETTINGS
+@given(games)
+def test_every_listed_action_is_accepted(case):
+    players = case[0]
+    for game in random_play(*case):
+        for seat in range(players):
+            for action in game.legal_actions(seat):
+                game.copy().apply(seat, action)
+
+
+def random_action(rng: random.Random) -> object:
+    kind = rng.choice(["attack", "defend", "transfer", "take", "pass", "junk"])
+    cards = rng.sample(ALL_CODES, rng.choice([1, 1, 1, 2, 3]))
+    if kind in ("attack", "transfer"):
+        return {"type": kind, "cards": cards}
+    if kind == "defend":
+        return {"type": kind, "attack": cards[0], "card": rng.choice(ALL_CODES)}
+    if kind in ("take", "pass"):
+        return {"type": kind}
+    return rng.choice(
+        [None, [], "pass", {"type": "attack", "cards": [cards[0], cards[0]]}, {"cards": cards}]
+    )
+
+
+@SETTINGS
+@given(games, st.integers(0, 2**32))
+def test_random_actions_are_accepted_only_when_legal_and_otherwise_change_nothing(case, junk_seed):
+    players = case[0]
+    junk = random.Random(junk_seed)
+    for game in random_play(*case):
+        for _ in range(8):
+            seat = junk.choice([*range(players), -1, players, None, True])
+            action = random_action(junk)
+            legal = game.legal_actions(seat)
+            before = game.to_dict()
+            trial = game.copy()
+            try:
+                trial.apply(seat, action)
+            except IllegalAction:
+                assert trial.to_dict() == before
+                assert action not in legal
+                continue
+            cards = action.get("cards", [])
+            singles = [{"type": action["type"], "cards": [card]} for card in cards]
+            assert action in legal or all(single in legal for single in singles)
+        assert game.to_dict() == before
+
+
+@SETTINGS
+@given(games)
+def test_views_never_show_another_seats_cards_or_the_talon(case):
+    players = case[0]
+    for game in random_play(*case):
+        state = game.to_dict()
+        public = {pair["attack"] for pair in state["table"]}
+        public |= {pair["defense"] for pair in state["table"] if pair["defense"]}
+        public.add(state["trump_card"])
+        for seat in [None, *range(players)]:
+            text = json.dumps(game.view(seat))
+            own = set() if seat is None else set(state["hands"][seat])
+            assert set(CODE_PATTERN.findall(text)) <= public | own
