@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from collections import Counter
+from dataclasses import dataclass
 
-from wallet.models import Account, Entry
+from django.apps import apps
+from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
+
+from wallet.models import Account, Entry, LedgerTransaction
 
 
 def user_balance(*, user) -> int:
@@ -33,3 +38,60 @@ def user_statement(*, user) -> QuerySet[Entry]:
 def account_statement(*, account: Account) -> QuerySet[Entry]:
     """Any account's entries in posting order (oldest first), for exports."""
     return Entry.objects.filter(account=account).select_related("transaction").order_by("id")
+
+
+@dataclass(frozen=True)
+class LedgerReport:
+    checked: dict[str, int]
+    findings: list[str]
+
+
+def ledger_findings() -> LedgerReport:
+    """Everything that would mean money was created, lost or paid twice."""
+    findings: list[str] = []
+    checked: dict[str, int] = {
+        "transactions": LedgerTransaction.objects.count(),
+        "entries": Entry.objects.count(),
+        "accounts": Account.objects.count(),
+    }
+    unbalanced = (
+        LedgerTransaction.objects.annotate(
+            total=Coalesce(Sum("entries__amount"), 0), n=Count("entries")
+        )
+        .filter(~Q(total=0) | Q(n__lt=2))
+        .values_list("pk", "total", "n")
+    )
+    for pk, total, n in unbalanced:
+        findings.append(f"transaction {pk} has {n} entries summing to {total}")
+    stale = Account.objects.annotate(entries_total=Coalesce(Sum("entries__amount"), 0)).exclude(
+        balance=F("entries_total")
+    )
+    for account in stale:
+        findings.append(
+            f"account {account.pk} ({account}) caches {account.balance}, entries sum to "
+            f"{account.entries_total}"
+        )
+    for account in Account.objects.filter(
+        kind__in=[Account.Kind.USER, Account.Kind.TABLE_BANK], balance__lt=0
+    ):
+        findings.append(f"account {account.pk} ({account}) is negative: {account.balance}")
+    try:
+        game_model = apps.get_model("games", "Game")
+    except LookupError:
+        game_model = None
+    if game_model is not None:
+        finished_ids = set(
+            game_model.objects.filter(status="finished").values_list("pk", flat=True)
+        )
+        checked["finished games"] = len(finished_ids)
+        settlements = Counter(
+            LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.BANK_SETTLE).values_list(
+                "game_id", flat=True
+            )
+        )
+        for game_id in sorted(finished_ids):
+            if settlements[game_id] != 1:
+                findings.append(
+                    f"finished game {game_id} has {settlements[game_id]} bank settlements"
+                )
+    return LedgerReport(checked=checked, findings=findings)

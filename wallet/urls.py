@@ -1,1 +1,5 @@
-urlpatterns: list = []
+from django.urls import path
+
+from wallet import views
+
+urlpatterns = [path("wallet/", views.wallet, name="wallet")]

@@ -1,0 +1,223 @@
+"""Staff views of the ledger: read-only accounts and transactions, exports, credit / debit."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from import_export.admin import ExportMixin
+from import_export.formats.base_formats import CSV, XLSX
+from import_export.forms import ExportForm
+
+from wallet import services
+from wallet.admin_filters import DateRangeFilter, EntryPlayerFilter, TransactionPlayerFilter
+from wallet.forms import StaffAdjustmentForm
+from wallet.models import Account, Entry, LedgerTransaction
+from wallet.money import format_money, parse_major_units
+from wallet.resources import EntryResource, LedgerTransactionResource
+from wallet.selectors import account_statement
+
+EXPORT_FORMATS = {"csv": CSV, "xlsx": XLSX}
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Ledger rows are immutable: staff may look, never add, change or delete."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class LedgerExportMixin(ExportMixin):
+    """CSV and XLSX exports of exactly what the changelist's filters select."""
+
+    formats = [CSV, XLSX]
+    export_form_class = ExportForm
+
+
+@admin.register(Account)
+class AccountAdmin(ReadOnlyAdmin):
+    list_display = ["id", "kind", "owner", "shown_balance", "currency", "tools"]
+    list_filter = ["kind"]
+    search_fields = ["user__username", "user__email"]
+    list_select_related = ["user"]
+    readonly_fields = [
+        "kind",
+        "user",
+        "table_id",
+        "currency",
+        "shown_balance",
+        "created_at",
+        "tools",
+    ]
+    fields = readonly_fields
+    change_list_template = "wallet/admin/account_change_list.html"
+
+    @admin.display(description=_("owner"))
+    def owner(self, account: Account) -> str:
+        if account.user_id:
+            return account.user.username
+        if account.table_id:
+            return _("table #%(id)s") % {"id": account.table_id}
+        return "—"
+
+    @admin.display(description=_("balance"), ordering="balance")
+    def shown_balance(self, account: Account) -> str:
+        return format_money(account.balance)
+
+    @admin.display(description=_("tools"))
+    def tools(self, account: Account) -> str:
+        links = format_html(
+            '<a href="{}">CSV</a> · <a href="{}">XLSX</a>',
+            reverse("admin:wallet_account_statement", args=[account.pk, "csv"]),
+            reverse("admin:wallet_account_statement", args=[account.pk, "xlsx"]),
+        )
+        if account.kind == Account.Kind.USER:
+            links = format_html(
+                '{} · <a href="{}?player={}">{}</a>',
+                links,
+                reverse("admin:wallet_account_adjust"),
+                account.user.username,
+                _("credit / debit"),
+            )
+        return links
+
+    def get_urls(self):
+        return [
+            path(
+                "adjust/",
+                self.admin_site.admin_view(self.adjust_view),
+                name="wallet_account_adjust",
+            ),
+            path(
+                "<int:account_id>/statement/<str:file_format>/",
+                self.admin_site.admin_view(self.statement_view),
+                name="wallet_account_statement",
+            ),
+            *super().get_urls(),
+        ]
+
+    def adjust_view(self, request: HttpRequest) -> HttpResponse:
+        if not request.user.has_perm("wallet.adjust_balance"):
+            raise PermissionDenied
+        form = StaffAdjustmentForm(
+            request.POST or None, initial={"player": request.GET.get("player", "")}
+        )
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            amount = parse_major_units(data["amount"])
+            if data["direction"] == StaffAdjustmentForm.DEBIT:
+                amount = -amount
+            try:
+                services.staff_adjust(
+                    user=data["player"],
+                    amount=amount,
+                    reason=data["reason"],
+                    staff_user=request.user,
+                    idempotency_key=f"adjust:{data['request_key']}",
+                )
+            except services.WalletError as error:
+                form.add_error(None, error.message)
+            else:
+                messages.success(
+                    request,
+                    _("%(amount)s posted to %(player)s's wallet.")
+                    % {"amount": format_money(amount, signed=True), "player": data["player"]},
+                )
+                return redirect(
+                    reverse("admin:wallet_account_changelist") + f"?q={data['player'].username}"
+                )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Credit or debit a player's wallet"),
+            "form": form,
+        }
+        return TemplateResponse(request, "wallet/admin/adjust.html", context)
+
+    def statement_view(
+        self, request: HttpRequest, account_id: int, file_format: str
+    ) -> HttpResponse:
+        if not self.has_view_permission(request) or file_format not in EXPORT_FORMATS:
+            raise PermissionDenied
+        account = get_object_or_404(Account, pk=account_id)
+        export_format = EXPORT_FORMATS[file_format]()
+        dataset = EntryResource().export(queryset=account_statement(account=account))
+        response = HttpResponse(
+            export_format.export_data(dataset), content_type=export_format.get_content_type()
+        )
+        response["Content-Disposition"] = (
+            f'attachment; filename="statement-account-{account.pk}.{export_format.get_extension()}"'
+        )
+        return response
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    fields = ["account", "amount", "balance_after"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(LedgerTransaction)
+class LedgerTransactionAdmin(LedgerExportMixin, ReadOnlyAdmin):
+    resource_classes = [LedgerTransactionResource]
+    list_display = ["id", "created_at", "kind", "memo", "initiated_by", "table_id", "game_id"]
+    list_filter = [("created_at", DateRangeFilter), "kind", TransactionPlayerFilter]
+    search_fields = ["idempotency_key", "memo"]
+    list_select_related = ["initiated_by"]
+    inlines = [EntryInline]
+    fields = [
+        "kind",
+        "created_at",
+        "memo",
+        "initiated_by",
+        "table_id",
+        "game_id",
+        "idempotency_key",
+        "fingerprint",
+    ]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("entries__account__user")
+
+
+@admin.register(Entry)
+class EntryAdmin(LedgerExportMixin, ReadOnlyAdmin):
+    resource_classes = [EntryResource]
+    list_display = ["id", "created_at", "transaction", "kind", "account", "amount", "balance_after"]
+    list_filter = [
+        ("transaction__created_at", DateRangeFilter),
+        "transaction__kind",
+        EntryPlayerFilter,
+        "account__kind",
+    ]
+    list_select_related = ["transaction", "account__user"]
+    fields = ["transaction", "account", "amount", "balance_after"]
+    readonly_fields = fields
+
+    @admin.display(description=_("created"), ordering="transaction__created_at")
+    def created_at(self, entry: Entry):
+        return entry.transaction.created_at
+
+    @admin.display(description=_("kind"))
+    def kind(self, entry: Entry) -> str:
+        return entry.transaction.get_kind_display()

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class StaffAdjustmentForm(forms.Form):
+    """A staff credit or debit of a player's wallet; the reason is mandatory."""
+
+    CREDIT = "credit"
+    DEBIT = "debit"
+
+    player = forms.CharField(label=_("Player (nickname or e-mail)"), max_length=254)
+    direction = forms.ChoiceField(
+        label=_("Operation"),
+        choices=[(CREDIT, _("Credit the wallet")), (DEBIT, _("Debit the wallet"))],
+        widget=forms.RadioSelect,
+    )
+    amount = forms.DecimalField(
+        label=_("Amount"), min_value=Decimal("0.01"), max_digits=14, decimal_places=2
+    )
+    reason = forms.CharField(
+        label=_("Reason"), max_length=500, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    # A fresh key per rendered form: a double submit posts the same adjustment only once.
+    request_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+    def clean_player(self):
+        value = self.cleaned_data["player"].strip()
+        user = (
+            get_user_model()
+            .objects.filter(Q(username__iexact=value) | Q(email__iexact=value))
+            .first()
+        )
+        if user is None:
+            raise forms.ValidationError(_("No player with this nickname or e-mail."))
+        return user
+
+    def clean_reason(self):
+        reason = self.cleaned_data["reason"].strip()
+        if not reason:
+            raise forms.ValidationError(_("A reason is required."))
+        return reason
