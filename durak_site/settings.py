@@ -145,7 +145,18 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Countdowns stay far below this, so a delayed task is never redelivered early.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+# Processes sharing one Redis (parallel test runs) keep their tasks apart, like their channels.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get(
+    "CELERY_QUEUE", os.environ.get("CHANNEL_LAYER_PREFIX", "durak")
+)
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    # Finishes any overdue move whose deadline task was lost.
+    "games-sweep": {
+        "task": "games.tasks.sweep_overdue_games",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
+    },
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -209,6 +220,8 @@ USE_TZ = True
 # --- Money ---------------------------------------------------------------------------------
 
 CURRENCY = os.environ.get("CURRENCY", "RUB")
+# House commission (rake) in percent for new tables, rounded down to a whole unit per game.
+GAMES_COMMISSION_PERCENT = os.environ.get("GAMES_COMMISSION_PERCENT", "0")
 
 # --- Static files --------------------------------------------------------------------------
 

@@ -1,0 +1,259 @@
+"""Tables, seats, games, their append-only event log and the bank distribution."""
+
+from __future__ import annotations
+
+import itertools
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        PLAYING = "playing", _("playing")
+        CLOSED = "closed", _("closed")
+
+    stake = models.PositiveBigIntegerField(_("stake"), help_text=_("In minor units (kopecks)."))
+    seats = models.PositiveSmallIntegerField(_("seats"))
+    turn_seconds = models.PositiveSmallIntegerField(_("turn time, s"), default=30)
+    throw_seconds = models.PositiveSmallIntegerField(_("throw-in time, s"), default=10)
+    commission_percent = models.DecimalField(
+        _("commission, %"), max_digits=5, decimal_places=2, default=Decimal("0")
+    )
+    private = models.BooleanField(_("private"), default=False)
+    invite_code = models.CharField(_("invite code"), max_length=32, blank=True)
+    status = models.CharField(_("status"), max_length=8, choices=Status, default=Status.OPEN)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="tables_created",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(seats__gte=MIN_PLAYERS, seats__lte=MAX_PLAYERS),
+                name="games_table_seats_2_6",
+            ),
+            models.CheckConstraint(condition=Q(stake__gt=0), name="games_table_stake_positive"),
+            models.CheckConstraint(
+                condition=Q(turn_seconds__gt=0, throw_seconds__gt=0),
+                name="games_table_times_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(commission_percent__gte=0, commission_percent__lt=100),
+                name="games_table_commission_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(private=False) | ~Q(invite_code=""),
+                name="games_table_private_has_code",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["status", "-created_at"],
+                name="games_table_lobby_idx",
+                condition=Q(private=False),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk}"
+
+
+class Seat(models.Model):
+    """One sitting of a player at a table; a new row each time he sits down."""
+
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="seat_set", verbose_name=_("table")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="seats",
+        verbose_name=_("player"),
+    )
+    position = models.PositiveSmallIntegerField(_("position"))
+    joined_at = models.DateTimeField(_("joined at"), auto_now_add=True)
+    left_at = models.DateTimeField(_("left at"), null=True, blank=True)
+    consecutive_timeouts = models.PositiveSmallIntegerField(_("timeouts in a row"), default=0)
+    away = models.BooleanField(_("away"), default=False)
+    disconnected_at = models.DateTimeField(_("disconnected at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        ordering = ["table_id", "position", "joined_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "position"],
+                condition=Q(left_at__isnull=True),
+                name="games_seat_one_active_per_position",
+            ),
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=Q(left_at__isnull=True),
+                name="games_seat_one_active_per_user",
+            ),
+            models.CheckConstraint(
+                condition=Q(position__lt=MAX_PLAYERS), name="games_seat_position_range"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["disconnected_at"],
+                name="games_seat_disconnected_idx",
+                condition=Q(left_at__isnull=True, disconnected_at__isnull=False, away=False),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} / {self.position}"
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+        CANCELLED = "cancelled", _("cancelled")
+
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="games", verbose_name=_("table")
+    )
+    number = models.PositiveIntegerField(_("number at the table"))
+    state = models.JSONField(_("engine state"))
+    version = models.PositiveIntegerField(_("version"), default=0)
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    seed = models.CharField(_("seed"), max_length=64)
+    seed_hash = models.CharField(_("seed SHA-256"), max_length=64)
+    status = models.CharField(_("status"), max_length=9, choices=Status, default=Status.PLAYING)
+    started_at = models.DateTimeField(_("started at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    players = models.JSONField(_("players (user ids by seat)"))
+    stake = models.PositiveBigIntegerField(_("stake"))
+    bank = models.PositiveBigIntegerField(_("bank"))
+    commission = models.PositiveBigIntegerField(_("commission"), null=True, blank=True)
+    percentages = models.JSONField(_("payout percentages by place"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="games_game_table_number"),
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=Q(status="playing"),
+                name="games_game_one_playing_per_table",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["deadline"],
+                name="games_game_deadline_idx",
+                condition=Q(status="playing"),
+            ),
+            models.Index(fields=["status", "-started_at"], name="games_game_status_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk}"
+
+
+class GameEvent(models.Model):
+    """One applied action; rows are only ever added."""
+
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="events", verbose_name=_("game")
+    )
+    version = models.PositiveIntegerField(_("version"))
+    bout = models.PositiveIntegerField(_("bout"))
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    action = models.JSONField(_("action"))
+    automatic = models.BooleanField(_("automatic"), default=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("game event")
+        verbose_name_plural = _("game events")
+        ordering = ["game_id", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "version"], name="games_event_game_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} v{self.version}"
+
+
+class BankDistribution(models.Model):
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="distribution", verbose_name=_("game")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="bank_shares",
+        verbose_name=_("player"),
+    )
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    place = models.PositiveSmallIntegerField(_("place"))
+    percent = models.DecimalField(_("percent"), max_digits=9, decimal_places=4)
+    amount = models.PositiveBigIntegerField(_("amount"))
+
+    class Meta:
+        verbose_name = _("bank share")
+        verbose_name_plural = _("bank distribution")
+        ordering = ["game_id", "place", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="games_distribution_game_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} / {self.seat}"
+
+
+class PayoutScheme(models.Model):
+    """Percent of the distributed bank per place, for one number of players (RULES §6)."""
+
+    players = models.PositiveSmallIntegerField(_("players"), unique=True)
+    percentages = models.JSONField(_("percentages by place"))
+
+    class Meta:
+        verbose_name = _("payout scheme")
+        verbose_name_plural = _("payout schemes")
+        ordering = ["players"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(players__gte=MIN_PLAYERS, players__lte=MAX_PLAYERS),
+                name="games_payout_players_2_6",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.players}: {self.percentages}"
+
+    def clean(self) -> None:
+        row = self.percentages
+        if not isinstance(row, list) or any(type(value) is not int for value in row):
+            raise ValidationError({"percentages": _("Give a list of whole percentages.")})
+        if self.players is not None and len(row) != self.players:
+            raise ValidationError({"percentages": _("Give exactly one percentage for each place.")})
+        if any(value < 0 for value in row) or sum(row) != 100:
+            raise ValidationError({"percentages": _("The percentages must add up to 100.")})
+        if any(later > earlier for earlier, later in itertools.pairwise(row)):
+            raise ValidationError({"percentages": _("A later place may not get more.")})
+        if row[-1] != 0:
+            raise ValidationError({"percentages": _("The last place gets 0 %.")})

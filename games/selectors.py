@@ -1,0 +1,204 @@
+"""Reads for the lobby, the table socket and pages.
+
+``table_state_for`` is the one place that decides what a user may see of a table: his own seat's
+engine view (or a spectator's), never another seat's cards, never the talon order, never the seed
+before the game is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db.models import Count, Prefetch, Q
+from django.utils import timezone
+
+from games.engine import Game as EngineGame
+from games.models import BankDistribution, Game, GameEvent, Seat, Table
+
+LOBBY_GROUP = "games.lobby"
+
+
+def table_group(table_id: int) -> str:
+    return f"games.table.{table_id}"
+
+
+def presence_key(table_id: int, user_id: int) -> str:
+    return f"games:presence:{table_id}:{user_id}"
+
+
+def presence_count(table_id: int, user_id: int) -> int:
+    return cache.get(presence_key(table_id, user_id)) or 0
+
+
+def _connected(table_id: int, user_ids: list[int]) -> set[int]:
+    counts = cache.get_many([presence_key(table_id, user_id) for user_id in user_ids])
+    return {user_id for user_id in user_ids if counts.get(presence_key(table_id, user_id))}
+
+
+# --- lobby ---------------------------------------------------------------------------------
+
+
+def _lobby_tables():
+    return (
+        Table.objects.filter(status=Table.Status.OPEN, private=False)
+        .annotate(taken=Count("seat_set", filter=Q(seat_set__left_at__isnull=True)))
+        .prefetch_related(
+            Prefetch(
+                "seat_set",
+                queryset=Seat.objects.filter(left_at__isnull=True)
+                .select_related("user")
+                .order_by("position"),
+                to_attr="active_seats",
+            )
+        )
+    )
+
+
+def _lobby_entry(table: Table) -> dict[str, Any]:
+    return {
+        "id": table.pk,
+        "stake": table.stake,
+        "seats": table.seats,
+        "taken": table.taken,
+        "players": [seat.user.username for seat in table.active_seats],
+        "turn_seconds": table.turn_seconds,
+        "throw_seconds": table.throw_seconds,
+        "private": table.private,
+        "status": table.status,
+    }
+
+
+def table_list_open() -> list[dict[str, Any]]:
+    """Open public tables, newest first, as the lobby socket sends them."""
+    return [_lobby_entry(table) for table in _lobby_tables().order_by("-created_at")]
+
+
+def table_lobby_entry(*, table_id: int) -> dict[str, Any] | None:
+    """One lobby entry, or None when the table is not (or no longer) an open public table."""
+    table = _lobby_tables().filter(pk=table_id).first()
+    return None if table is None else _lobby_entry(table)
+
+
+# --- the table state -----------------------------------------------------------------------
+
+
+def table_current_game(*, table: Table) -> Game | None:
+    """The game being played at the table, or else its latest one."""
+    return table.games.order_by("-number").first()
+
+
+def table_state_for(*, table: Table, user) -> dict[str, Any]:
+    """Exactly the payload of the table socket's "state" message for `user`."""
+    game = table_current_game(table=table)
+    active = {
+        seat.position: seat
+        for seat in Seat.objects.filter(table=table, left_at__isnull=True).select_related("user")
+    }
+    user_id = getattr(user, "pk", None)
+    state: dict[str, Any] = {
+        "table": {
+            "id": table.pk,
+            "stake": table.stake,
+            "seats": table.seats,
+            "turn_seconds": table.turn_seconds,
+            "throw_seconds": table.throw_seconds,
+            "commission_percent": str(table.commission_percent),
+            "private": table.private,
+            "status": table.status,
+        },
+        "server_time": timezone.now().isoformat(),
+        "version": 0,
+        "deadline": None,
+        "deadline_kind": None,
+        "game": None,
+        "view": None,
+        "events": [],
+        "result": None,
+        "rematch": None,
+    }
+    if table.private and any(seat.user_id == user_id for seat in active.values()):
+        state["table"]["invite_code"] = table.invite_code
+    if game is None:
+        state["you"] = next((p for p, seat in active.items() if seat.user_id == user_id), None)
+        state["players"] = _players(table, {p: seat.user for p, seat in active.items()}, active)
+        return state
+
+    engine = EngineGame.from_dict(game.state)
+    you = game.players.index(user_id) if user_id in game.players else None
+    users = get_user_model().objects.in_bulk(game.players)
+    state["you"] = you
+    state["players"] = _players(
+        table, {seat: users[uid] for seat, uid in enumerate(game.players)}, active
+    )
+    finished = game.status == Game.Status.FINISHED
+    state.update(
+        version=game.version,
+        deadline=game.deadline.isoformat() if game.deadline else None,
+        deadline_kind=engine.deadline_kind if game.status == Game.Status.PLAYING else None,
+        game={
+            "id": game.pk,
+            "number": game.number,
+            "status": game.status,
+            "seed_hash": game.seed_hash,
+            "seed": game.seed if finished else None,
+            "started_at": game.started_at.isoformat(),
+            "finished_at": game.finished_at.isoformat() if game.finished_at else None,
+        },
+        view=engine.view(you),
+        # Only the current bout: its cards all lie on the table, so nothing hidden leaks.
+        events=[
+            {
+                "version": event.version,
+                "seat": event.seat,
+                "action": event.action,
+                "automatic": event.automatic,
+            }
+            for event in GameEvent.objects.filter(game=game, bout=engine.bouts).order_by("version")
+        ],
+    )
+    if finished:
+        state["result"] = game_result(game=game)
+        if table.status == Table.Status.CLOSED and table_current_game(table=table) == game:
+            state["rematch"] = {
+                "confirmed": sorted(p for p, seat in active.items() if seat.user_id in users),
+            }
+    return state
+
+
+def _players(table: Table, users_by_seat: dict, active: dict[int, Seat]) -> list[dict]:
+    connected = _connected(table.pk, [user.pk for user in users_by_seat.values()])
+    return [
+        {
+            "seat": seat,
+            "nickname": user.username,
+            "connected": user.pk in connected,
+            "away": bool(
+                active.get(seat) and active[seat].user_id == user.pk and active[seat].away
+            ),
+        }
+        for seat, user in sorted(users_by_seat.items())
+    ]
+
+
+def game_result(*, game: Game) -> dict[str, Any]:
+    """Places, bank, commission and each seat's share of a finished game."""
+    shares = BankDistribution.objects.filter(game=game).select_related("user")
+    engine = EngineGame.from_dict(game.state)
+    return {
+        "places": engine.places,
+        "durak": engine.durak,
+        "bank": game.bank,
+        "commission": game.commission,
+        "payouts": [
+            {
+                "seat": share.seat,
+                "nickname": share.user.username,
+                "place": share.place,
+                "percent": f"{share.percent.normalize():f}",
+                "amount": share.amount,
+            }
+            for share in shares
+        ],
+    }
