@@ -1,7 +1,7 @@
 """Rules engine for durak "do zavala" (transfer durak, throw-ins limited only before take).
 
 Pure Python, standard library only, deterministic for a seed, JSON-safe. The rules are
-/shared/RULES.md; the public face below is ENGINE_CONTRACT.md plus a few extras the server uses.
+RULES.md; the public face below is ENGINE_CONTRACT.md plus a few extras the server uses.
 
 Contract::
 

@@ -128,6 +128,7 @@ class Game:
         places: list[list[int]],
         seed: int | str | None = None,
     ) -> None:
+        """Internal: games come from `new`, `from_position` or `from_dict`."""
         self._players = len(hands)
         self._seed = seed
         self._hands = hands
@@ -479,7 +480,7 @@ class Game:
 
     def timeout_action(self, seat: int) -> dict[str, Any]:
         """What the server plays for an idle waited-on seat (RULES §5)."""
-        if seat not in self._waiting:
+        if not self._is_seat(seat) or seat not in self._waiting:
             raise IllegalAction("not_your_turn", f"the game is not waiting for seat {seat!r}")
         if self._phase == DEFEND:
             return TAKE.copy()
@@ -496,7 +497,7 @@ class Game:
         """Play `action` for `seat` in place, or raise IllegalAction leaving the game unchanged."""
         if not self._is_seat(seat):
             raise IllegalAction("bad_seat", f"no such seat: {seat!r}")
-        if type(action) is not dict:
+        if not isinstance(action, dict):
             raise IllegalAction("malformed", "an action is a dict")
         kind = action.get("type")
         keys = ACTION_KEYS.get(kind) if type(kind) is str else None

@@ -683,6 +683,7 @@ def test_timeout_for_the_defender_takes_and_for_a_thrower_passes():
     assert game.timeout_action(1) == TAKE
     game.apply(1, defend("6S", "7S"))
     assert game.timeout_action(0) == PASS and game.timeout_action(2) == PASS
-    with pytest.raises(IllegalAction) as raised:
-        game.timeout_action(1)
-    assert raised.value.code == "not_your_turn"
+    for idle in (1, True, None, "0"):
+        with pytest.raises(IllegalAction) as raised:
+            game.timeout_action(idle)
+        assert raised.value.code == "not_your_turn"
