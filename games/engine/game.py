@@ -204,7 +204,7 @@ class Game:
         if not isinstance(position, dict):
             raise ValueError("position must be a dict")
         hands_codes = position.get("hands")
-        if not isinstance(hands_codes, list) or not MIN_PLAYERS <= len(hands_codes) <= 6:
+        if not isinstance(hands_codes, list) or not MIN_PLAYERS <= len(hands_codes) <= MAX_PLAYERS:
             raise ValueError("hands must be a list of 2 to 6 lists of card codes")
         seen = 0
         hands = []
@@ -291,6 +291,8 @@ class Game:
         try:
             if state["format"] != STATE_FORMAT:
                 raise ValueError(f"unknown state format {state['format']!r}")
+            if not MIN_PLAYERS <= len(state["hands"]) <= MAX_PLAYERS:
+                raise ValueError("a game has 2 to 6 hands")
             game = Game.__new__(Game)
             game._players = len(state["hands"])
             game._seed = state["seed"]
@@ -377,7 +379,7 @@ class Game:
 
     @property
     def deadline_kind(self) -> str | None:
-        """ "turn" for a lead or a defence, "throw" for throwers, None once finished."""
+        """Which deadline runs: "turn" (lead or defence), "throw" (throwers), None when over."""
         if self._phase == OVER:
             return None
         return "throw" if self._phase >= THROW else "turn"
