@@ -20,7 +20,7 @@ def make_user(db):
         user = get_user_model().objects.create_user(
             username=nickname,
             email=f"{nickname}@example.com",
-            password="correct horse battery",
+            password=None,
             is_staff=is_staff,
         )
         if balance:
