@@ -7,12 +7,14 @@ that seat's legal actions.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from .cards import RANKS
 from .game import Game
 
 Action = dict[str, Any]
+CardValue = Callable[[str], int]
 # Plain cards this high or higher are kept back from throw-ins while the talon lasts.
 KEEP_FROM_RANK = RANKS.index("Q")
 # With an rng, this share of moves is a random legal one: deterministic bots can pass the
@@ -44,7 +46,7 @@ def choose_action(game: Game, seat: int, rng: random.Random | None = None) -> Ac
     return _throw(view, legal, value)
 
 
-def _lead(legal: list[Action], value) -> Action:
+def _lead(legal: list[Action], value: CardValue) -> Action:
     """Lead the lowest rank, all its plain cards at once; trumps only when nothing else."""
     plain = [
         action for action in legal if all(value(card) < len(RANKS) for card in action["cards"])
@@ -54,7 +56,7 @@ def _lead(legal: list[Action], value) -> Action:
     )
 
 
-def _defend(view: dict[str, Any], legal: list[Action], value) -> Action:
+def _defend(view: dict[str, Any], legal: list[Action], value: CardValue) -> Action:
     beats = _cheapest_beats(view, legal, value)
     transfers = sorted(
         (action for action in legal if action["type"] == "transfer"),
@@ -72,7 +74,9 @@ def _defend(view: dict[str, Any], legal: list[Action], value) -> Action:
     return {"type": "defend", "attack": attack, "card": card}
 
 
-def _cheapest_beats(view: dict[str, Any], legal: list[Action], value) -> dict[str, str] | None:
+def _cheapest_beats(
+    view: dict[str, Any], legal: list[Action], value: CardValue
+) -> dict[str, str] | None:
     """Greedy plan beating every unbeaten card, the dearest attack first; None if none found."""
     options: dict[str, list[str]] = {}
     for action in legal:
@@ -88,15 +92,19 @@ def _cheapest_beats(view: dict[str, Any], legal: list[Action], value) -> dict[st
     return plan
 
 
-def _throw(view: dict[str, Any], legal: list[Action], value) -> Action | None:
+def _throw(view: dict[str, Any], legal: list[Action], value: CardValue) -> Action | None:
     """Throw the cheapest matching card worth giving away, else pass when waited for."""
-    endgame = view["talon_size"] == 0
+
+    def worth_giving(code: str) -> bool:
+        if view["talon_size"] == 0:  # endgame: every card shed counts
+            return True
+        plain = value(code) < len(RANKS)
+        return plain and (view["taking"] or value(code) < KEEP_FROM_RANK)
+
     throws = [
         action
         for action in legal
-        if action["type"] == "attack"
-        and (endgame or value(action["cards"][0]) < KEEP_FROM_RANK or view["taking"])
-        and (endgame or value(action["cards"][0]) < len(RANKS))
+        if action["type"] == "attack" and worth_giving(action["cards"][0])
     ]
     if throws:
         return min(throws, key=lambda action: value(action["cards"][0]))
