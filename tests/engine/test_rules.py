@@ -499,6 +499,16 @@ def test_a_new_card_on_the_table_clears_every_pass():
     assert game.waiting_for == [0, 3]
 
 
+def test_a_thrower_who_passed_may_still_throw_in_while_the_bout_lasts():
+    game = position("6S 6D", "7S 8D AD", "6C 9S")
+    game.apply(0, attack("6S"))
+    game.apply(1, defend("6S", "7S"))
+    game.apply(0, PASS)
+    assert attack("6D") in game.legal_actions(0)
+    game.apply(0, attack("6D"))
+    assert game.waiting_for == [1] and game.view(None)["passed"] == []
+
+
 def test_after_take_the_game_waits_for_throwers_with_a_matching_card():
     game = position("6S 6D 9C", "7H KD", "6C 9S", "TS")
     game.apply(0, attack("6S"))
