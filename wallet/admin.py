@@ -152,7 +152,11 @@ class AccountAdmin(ReadOnlyAdmin):
             raise PermissionDenied
         account = get_object_or_404(Account, pk=account_id)
         export_format = EXPORT_FORMATS[file_format]()
-        dataset = EntryResource().export(queryset=account_statement(account=account))
+        dataset = EntryResource().export(
+            queryset=account_statement(account=account),
+            # Spreadsheets get real numbers and dates, text formats their string forms.
+            force_native_type=export_format.is_binary(),
+        )
         response = HttpResponse(
             export_format.export_data(dataset), content_type=export_format.get_content_type()
         )
