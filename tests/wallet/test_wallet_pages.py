@@ -1,0 +1,121 @@
+"""The player's wallet page, the header balance and money formatting."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import NoReverseMatch, reverse
+from django.utils import translation
+
+from wallet import services
+from wallet.money import format_money
+
+pytestmark = pytest.mark.django_db
+
+WALLET = "/wallet/"
+
+
+@pytest.mark.parametrize(
+    ("language", "amount", "signed", "text"),
+    [
+        ("ru", 125_000, False, "1 250,00 ₽"),
+        ("ru", 5, False, "0,05 ₽"),
+        ("ru", -123_456_789, False, "\u22121 234 567,89 ₽"),
+        ("ru", 100, True, "+1,00 ₽"),
+        ("ru", 0, True, "0,00 ₽"),
+        ("en", 125_000, False, "RUB 1,250.00"),
+        ("en", -1, True, "\u2212RUB 0.01"),
+    ],
+)
+def test_format_money(language, amount, signed, text):
+    with translation.override(language):
+        assert format_money(amount, signed=signed) == text
+
+
+def test_wallet_page_needs_login(client):
+    response = client.get(WALLET)
+    assert response.status_code == 302
+    assert reverse("account_login") in response["Location"]
+
+
+def test_wallet_page_shows_balance_and_history(client, make_user):
+    player = make_user(balance=200_000)
+    services.stake_hold(
+        user=player, table_id=5, amount=75_000, idempotency_key="hold:table:5:seat:1"
+    )
+    client.force_login(player)
+
+    page = client.get(WALLET)
+
+    assert reverse("wallet") == WALLET
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'data-testid="wallet-balance">1 250,00 ₽<' in html
+    assert 'data-testid="balance">1 250,00 ₽<' in html  # the header
+    entries = list(page.context["page"].object_list)
+    assert [(entry.amount, entry.balance_after) for entry in entries] == [
+        (-75_000, 125_000),
+        (200_000, 200_000),
+    ]
+    assert "\u2212750,00 ₽" in html
+    assert "+2 000,00 ₽" in html
+    assert "Ставка" in html  # the kind in words, in Russian by default
+
+
+def test_wallet_page_in_english(client, make_user):
+    player = make_user(balance=125_000)
+    client.force_login(player)
+    page = client.get(WALLET, headers={"accept-language": "en"})
+    html = page.content.decode()
+    assert "RUB 1,250.00" in html
+    assert "Deposit" in html
+
+
+def test_history_links_the_settled_game(client, make_user):
+    winner, loser = make_user(balance=1_000), make_user(balance=1_000)
+    for seat, player in enumerate([winner, loser]):
+        services.stake_hold(
+            user=player, table_id=8, amount=1_000, idempotency_key=f"hold:table:8:seat:{seat}"
+        )
+    services.bank_settle(
+        table_id=8,
+        game_id=42,
+        bank=2_000,
+        commission_percent=0,
+        places=[[0], [1]],
+        seat_users={0: winner.pk, 1: loser.pk},
+        percentages=[100, 0],
+    )
+    client.force_login(winner)
+    html = client.get(WALLET).content.decode()
+    try:
+        game_url = reverse("game_detail", args=[42])
+    except NoReverseMatch:
+        game_url = None
+    if game_url:
+        assert f'href="{game_url}"' in html
+    assert "+20,00 ₽" in html
+
+
+def test_history_is_paginated(client, make_user):
+    player = make_user()
+    for number in range(30):
+        services.deposit(
+            user=player, amount=100, idempotency_key=f"d{number}", initiated_by=None, memo=""
+        )
+    client.force_login(player)
+    first = client.get(WALLET)
+    second = client.get(WALLET + "?page=2")
+    assert len(first.context["page"].object_list) == 25
+    assert [entry.balance_after for entry in second.context["page"].object_list] == [
+        500,
+        400,
+        300,
+        200,
+        100,
+    ]
+    assert 'rel="next"' in first.content.decode()
+
+
+def test_visitors_get_no_header_balance(client):
+    response = client.get("/")
+    assert response.context["header_balance"] is None
