@@ -219,3 +219,36 @@ def test_staff_adjust_service_refuses_without_reason_or_staff(make_user, staff):
             user=player, amount=0, reason="x", staff_user=staff, idempotency_key="a"
         )
     assert selectors.user_balance(user=player) == 100
+
+
+def test_changelists_render_their_filters_and_apply_them(staff_client, ledger):
+    anna, _ = ledger
+    url = reverse("admin:wallet_ledgertransaction_changelist")
+    page = staff_client.get(url + "?player=anna&kind__exact=stake_release")
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'name="created_at__date__gte"' in html
+    assert 'name="player" value="anna"' in html
+    # Each filter's form keeps the others.
+    assert 'type="hidden" name="kind__exact" value="stake_release"' in html
+    assert [t.idempotency_key for t in page.context["cl"].result_list] == ["release:table:3:seat:1"]
+
+    entries = staff_client.get(reverse("admin:wallet_entry_changelist") + "?player=anna")
+    assert entries.status_code == 200
+    assert {entry.account.user_id for entry in entries.context["cl"].result_list} == {anna.pk}
+
+    broken = staff_client.get(url + "?created_at__date__gte=not-a-date")
+    assert broken.status_code == 302
+    assert "e=1" in broken["Location"]
+
+
+def test_account_pages_render(staff_client, ledger):
+    anna, _ = ledger
+    account = Account.objects.get(kind=Account.Kind.USER, user=anna)
+    listing = staff_client.get(reverse("admin:wallet_account_changelist"))
+    assert listing.status_code == 200
+    assert ADJUST in listing.content.decode()
+    detail = staff_client.get(reverse("admin:wallet_account_change", args=[account.pk]))
+    assert detail.status_code == 200
+    assert "50,00 ₽" in detail.content.decode()
+    assert staff_client.get(ADJUST + "?player=anna").context["form"]["player"].value() == "anna"
