@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from games.engine import Game as EngineGame
+from games.engine import split_bank
 from games.models import Game
+from wallet.models import Account, Entry, LedgerTransaction
 
 
 def replay_game(game: Game) -> list[EngineGame]:
@@ -19,3 +23,55 @@ def replay_game(game: Game) -> list[EngineGame]:
         engine.apply(event.seat, event.action)
         snapshots.append(engine.copy())
     return snapshots
+
+
+def verify_game(game: Game) -> list[str]:
+    """Everything that does not match when the game is replayed from its seed; [] when fair.
+
+    Checks the seed against its published hash, the stored state and version against the
+    replay, and for a finished game the places, the payouts (split_bank of the bank less the
+    recorded commission) and the ledger's settlement.
+    """
+    problems = []
+    if hashlib.sha256(game.seed.encode()).hexdigest() != game.seed_hash:
+        problems.append("the seed does not match the published seed hash")
+    try:
+        snapshots = replay_game(game)
+    except ValueError as error:
+        return [*problems, f"the event log does not replay: {error}"]
+    final = snapshots[-1]
+    if game.version != len(snapshots) - 1:
+        problems.append(f"version {game.version} but {len(snapshots) - 1} events")
+    if final.to_dict() != game.state:
+        problems.append("the stored state differs from the replayed one")
+    if game.status != Game.Status.FINISHED:
+        return problems
+    if not final.finished:
+        return [*problems, "the game is marked finished but the replay is not over"]
+    if game.commission is None or not game.percentages or game.commission > game.bank:
+        return [*problems, "the commission or the percentages were not recorded"]
+    expected = split_bank(game.bank - game.commission, final.places, game.percentages)
+    recorded = {share.seat: share for share in game.distribution.all()}
+    if set(recorded) != set(expected):
+        problems.append(f"distribution rows for seats {sorted(recorded)}")
+    for seat, amount in expected.items():
+        share = recorded.get(seat)
+        if share is not None and (share.amount, share.user_id) != (amount, game.players[seat]):
+            problems.append(
+                f"seat {seat}: recorded {share.amount} to user {share.user_id}, "
+                f"replay gives {amount} to user {game.players[seat]}"
+            )
+    paid: dict[int, int] = {}
+    for user_id, amount in Entry.objects.filter(
+        transaction__kind=LedgerTransaction.Kind.BANK_SETTLE,
+        transaction__game_id=game.pk,
+        account__kind=Account.Kind.USER,
+    ).values_list("account__user_id", "amount"):
+        paid[user_id] = paid.get(user_id, 0) + amount
+    owed: dict[int, int] = {}
+    for seat, amount in expected.items():
+        if amount:
+            owed[game.players[seat]] = owed.get(game.players[seat], 0) + amount
+    if paid != owed:
+        problems.append(f"the ledger paid {paid}, the replay owes {owed}")
+    return problems

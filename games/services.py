@@ -224,7 +224,7 @@ def _lock_table(table_id: Any) -> Table:
 def _game_start(*, table: Table) -> Game:
     """Deal a new game for the seated players (table row locked by the caller)."""
     seats = list(table.seat_set.filter(left_at__isnull=True).order_by("position"))
-    seed = secrets.token_hex(32)
+    seed = _new_seed()
     engine = EngineGame.new(players=len(seats), seed=seed)
     number = (table.games.aggregate(last=Max("number"))["last"] or 0) + 1
     game = Game.objects.create(
@@ -582,6 +582,11 @@ def _announce(*, table: Table, version: int, lobby: bool = True) -> None:
             async_to_sync(layer.group_send)(selectors.LOBBY_GROUP, message)
 
     transaction.on_commit(send)
+
+
+def _new_seed() -> str:
+    """256 bits from the OS's secure generator: nobody can predict or steer the deal."""
+    return secrets.token_hex(32)
 
 
 def _current_version(table: Table) -> int:

@@ -1,0 +1,175 @@
+"""Players, sessions and socket clients for the live-table tests (real PostgreSQL and Redis)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.sessions.backends.db import SessionStore
+
+from durak_site.asgi import application
+from durak_site.celery import app as celery_app
+from games import services
+from games.engine.cards import CODES
+from games.models import Game
+from games.replay import replay_game
+from wallet import services as wallet_services
+
+STAKE = 10_000
+OPENING_BALANCE = 100_000
+ALL_CARDS = frozenset(CODES)
+_numbers = itertools.count(1)
+
+
+def create_player(*, balance: int = OPENING_BALANCE, nickname: str | None = None):
+    nickname = nickname or f"gamer{next(_numbers)}"
+    user = get_user_model().objects.create_user(
+        username=nickname, email=f"{nickname}@example.com", password="correct horse battery"
+    )
+    if balance:
+        wallet_services.deposit(
+            user=user,
+            amount=balance,
+            idempotency_key=f"test-deposit:{user.pk}",
+            initiated_by=None,
+            memo="opening balance",
+        )
+    return user
+
+
+def session_cookie(user) -> str:
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.save()
+    return f"sessionid={session.session_key}"
+
+
+@pytest.fixture(autouse=True)
+def fixed_seeds(monkeypatch):
+    """Deals from known seeds, so every test plays the same games on every run."""
+    numbers = itertools.count(1)
+    monkeypatch.setattr(services, "_new_seed", lambda: f"{next(numbers):064x}")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_stale_tasks():
+    """Deadline tasks queued by earlier runs of this suite must not reach a test worker."""
+    celery_app.control.purge()
+    yield
+    celery_app.control.purge()
+
+
+class SecretLeak(AssertionError):
+    pass
+
+
+class Snapshots:
+    """The server's full engine state at each version, to check what a client was shown."""
+
+    def __init__(self) -> None:
+        self._games: dict[int, list] = {}
+
+    def at(self, game_id: int, version: int):
+        snapshots = self._games.get(game_id)
+        if snapshots is None or len(snapshots) <= version:
+            snapshots = replay_game(Game.objects.get(pk=game_id))
+            self._games[game_id] = snapshots
+        return snapshots[version]
+
+
+def hidden_cards(engine, seat: int | None) -> set[str]:
+    """Cards the seat must not see: not in its own hand, not on the table, not the trump card."""
+    state = engine.to_dict()
+    visible = {pair["attack"] for pair in state["table"]}
+    visible |= {pair["defense"] for pair in state["table"] if pair["defense"]}
+    visible.add(state["trump_card"])
+    if seat is not None:
+        visible |= set(state["hands"][seat])
+    return ALL_CARDS - visible
+
+
+def strings_in(value: Any):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)
+
+
+class TableClient:
+    """One browser tab on the table socket; checks every state frame for leaked cards."""
+
+    def __init__(self, user, table_id: int, snapshots: Snapshots) -> None:
+        self.user = user
+        self.table_id = table_id
+        self.snapshots = snapshots
+        self.communicator: WebsocketCommunicator | None = None
+        self.state: dict | None = None
+        self.frames = 0
+
+    async def connect(self) -> dict:
+        cookie = await database_sync_to_async(session_cookie)(self.user)
+        self.communicator = WebsocketCommunicator(
+            application,
+            f"/ws/table/{self.table_id}/",
+            headers=[
+                (b"origin", b"http://localhost"),
+                (b"host", b"localhost"),
+                (b"cookie", cookie.encode()),
+            ],
+        )
+        connected, _ = await self.communicator.connect(timeout=5)
+        assert connected
+        return await self.receive("state")
+
+    async def send(self, payload: Any) -> None:
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        await self.communicator.send_to(text_data=text)
+
+    async def receive(self, wanted: str | None = None, timeout: float = 5) -> dict:
+        """The next message (of type `wanted`, skipping others); states are checked for leaks."""
+        while True:
+            message = json.loads(await self.communicator.receive_from(timeout=timeout))
+            self.frames += 1
+            if message["type"] == "state":
+                await self.check_secrets(message)
+                self.state = message
+            if wanted is None or message["type"] == wanted:
+                return message
+
+    async def state_at_least(self, version: int, timeout: float = 5) -> dict:
+        while self.state is None or self.state["version"] < version:
+            await self.receive("state", timeout=timeout)
+        return self.state
+
+    async def check_secrets(self, message: dict) -> None:
+        game = message["game"]
+        if game is None or game["status"] != "playing":
+            return
+        engine = await database_sync_to_async(self.snapshots.at)(game["id"], message["version"])
+        hidden = hidden_cards(engine, message["you"])
+        leaked = hidden & set(strings_in(message))
+        if leaked:
+            raise SecretLeak(f"{self.user.username} was shown {sorted(leaked)}")
+
+    async def nothing_more(self) -> None:
+        assert await self.communicator.receive_nothing(timeout=0.3)
+
+    async def close(self) -> None:
+        await self.communicator.disconnect()
+
+
+@pytest.fixture
+def snapshots() -> Snapshots:
+    return Snapshots()

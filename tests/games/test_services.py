@@ -1,0 +1,437 @@
+"""The live-table services against the real database and ledger."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games import services, tasks
+from games.engine import Game as EngineGame
+from games.engine import split_bank
+from games.engine.bots import choose_action
+from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
+from games.services import GameError
+from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
+from wallet.selectors import user_balance
+
+pytestmark = pytest.mark.django_db
+
+
+def seated_game(players: int, **table_options) -> tuple[Game, list]:
+    users = [create_player() for _ in range(players)]
+    table = services.table_create(user=users[0], stake=STAKE, seats=players, **table_options)
+    for user in users[1:]:
+        services.table_join(table_id=table.pk, user=user)
+    return Game.objects.get(table=table), users
+
+
+def bot_move(game: Game, users: list) -> None:
+    game.refresh_from_db()
+    engine = EngineGame.from_dict(game.state)
+    seat = engine.waiting_for[0]
+    services.game_apply_action(
+        game_id=game.pk,
+        user=users[seat],
+        action=choose_action(engine, seat),
+        expected_version=game.version,
+    )
+
+
+def play_out(game: Game, users: list) -> Game:
+    """Every player moves with the engine's bot until the game is over."""
+    for _step in range(5000):
+        game.refresh_from_db()
+        if game.status != Game.Status.PLAYING:
+            return game
+        bot_move(game, users)
+    raise AssertionError("the game did not end")
+
+
+def snapshot(game: Game) -> tuple:
+    game.refresh_from_db()
+    return game.version, game.state, game.deadline, GameEvent.objects.filter(game=game).count()
+
+
+def expire_deadline(game: Game) -> None:
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=5))
+
+
+# --- tables and stakes ------------------------------------------------------------------------
+
+
+def test_creating_and_joining_hold_stakes_and_the_last_seat_starts_the_game():
+    creator, second, third = (create_player() for _ in range(3))
+    table = services.table_create(user=creator, stake=STAKE, seats=3)
+    assert Seat.objects.get(table=table, user=creator).position == 0
+    assert user_balance(user=creator) == OPENING_BALANCE - STAKE
+    services.table_join(table_id=table.pk, user=second)
+    table.refresh_from_db()
+    assert table.status == Table.Status.OPEN
+    assert not Game.objects.filter(table=table).exists()
+
+    services.table_join(table_id=table.pk, user=third)
+    table.refresh_from_db()
+    game = Game.objects.get(table=table)
+    assert table.status == Table.Status.PLAYING
+    assert game.players == [creator.pk, second.pk, third.pk]
+    assert game.bank == 3 * STAKE
+    assert game.seed_hash == hashlib.sha256(game.seed.encode()).hexdigest()
+    assert EngineGame.from_dict(game.state).to_dict() == EngineGame.new(3, game.seed).to_dict()
+    assert game.deadline is not None and game.deadline > timezone.now()
+    for user in (creator, second, third):
+        assert user_balance(user=user) == OPENING_BALANCE - STAKE
+
+
+def test_leaving_before_the_start_returns_the_stake_and_an_empty_table_closes():
+    creator, guest = create_player(), create_player()
+    table = services.table_create(user=creator, stake=STAKE, seats=3)
+    services.table_join(table_id=table.pk, user=guest)
+    services.table_leave(table_id=table.pk, user=guest)
+    assert user_balance(user=guest) == OPENING_BALANCE
+    services.table_join(table_id=table.pk, user=guest)  # a new sitting, a new hold
+    assert Seat.objects.filter(table=table, user=guest).count() == 2
+    services.table_leave(table_id=table.pk, user=guest)
+    services.table_leave(table_id=table.pk, user=creator)
+    table.refresh_from_db()
+    assert table.status == Table.Status.CLOSED
+    assert user_balance(user=creator) == OPENING_BALANCE
+    assert user_balance(user=guest) == OPENING_BALANCE
+    call_command("ledger_check")
+
+
+@pytest.mark.parametrize(
+    ("options", "code"),
+    [
+        ({"stake": 0, "seats": 2}, "invalid_stake"),
+        ({"stake": True, "seats": 2}, "invalid_stake"),
+        ({"stake": "100", "seats": 2}, "invalid_stake"),
+        ({"stake": STAKE, "seats": 7}, "invalid_seats"),
+        ({"stake": STAKE, "seats": 1}, "invalid_seats"),
+        ({"stake": STAKE, "seats": 2, "turn_seconds": 1}, "invalid_time"),
+        ({"stake": STAKE, "seats": 2, "throw_seconds": 1000}, "invalid_time"),
+        ({"stake": OPENING_BALANCE + 1, "seats": 2}, "insufficient_funds"),
+    ],
+)
+def test_bad_tables_are_refused_and_nothing_moves(options, code):
+    user = create_player()
+    with pytest.raises(GameError) as refused:
+        services.table_create(user=user, **options)
+    assert refused.value.code == code
+    assert not Table.objects.exists()
+    assert user_balance(user=user) == OPENING_BALANCE
+
+
+def test_refused_joins_change_nothing():
+    creator, poor, other = create_player(), create_player(balance=STAKE - 1), create_player()
+    private = services.table_create(user=creator, stake=STAKE, seats=2, private=True)
+    cases = [
+        (dict(table_id=private.pk, user=other), "bad_invite_code"),
+        (dict(table_id=private.pk, user=other, invite_code="guess"), "bad_invite_code"),
+        (
+            dict(table_id=private.pk, user=creator, invite_code=private.invite_code),
+            "already_seated",
+        ),
+        (
+            dict(table_id=private.pk, user=poor, invite_code=private.invite_code),
+            "insufficient_funds",
+        ),
+        (dict(table_id=10**9, user=other), "table_not_found"),
+        (dict(table_id="1", user=other), "table_not_found"),
+    ]
+    for arguments, code in cases:
+        with pytest.raises(GameError) as refused:
+            services.table_join(**arguments)
+        assert refused.value.code == code
+    assert list(Seat.objects.values_list("user_id", flat=True)) == [creator.pk]
+    assert user_balance(user=poor) == STAKE - 1
+    assert user_balance(user=other) == OPENING_BALANCE
+
+    services.table_join(table_id=private.pk, user=other, invite_code=private.invite_code)
+    late = create_player()
+    with pytest.raises(GameError) as refused:
+        services.table_join(table_id=private.pk, user=late, invite_code=private.invite_code)
+    assert refused.value.code == "table_not_open"
+    with pytest.raises(GameError) as refused:
+        services.table_leave(table_id=private.pk, user=other)
+    assert refused.value.code == "game_in_progress"
+    assert user_balance(user=late) == OPENING_BALANCE
+
+
+def test_one_active_seat_per_position_and_per_user_is_enforced_by_the_database():
+    creator, other = create_player(), create_player()
+    table = services.table_create(user=creator, stake=STAKE, seats=3)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Seat.objects.create(table=table, user=other, position=0)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Seat.objects.create(table=table, user=creator, position=1)
+
+
+# --- moves ---------------------------------------------------------------------------------
+
+
+def test_a_full_four_player_game_settles_the_bank_by_places():
+    game, users = seated_game(4)
+    game = play_out(game, users)
+    engine = EngineGame.from_dict(game.state)
+    expected = split_bank(4 * STAKE, engine.places, [60, 30, 10, 0])
+    for seat, user in enumerate(users):
+        assert user_balance(user=user) == OPENING_BALANCE - STAKE + expected[seat]
+    shares = BankDistribution.objects.filter(game=game)
+    assert {share.seat: share.amount for share in shares} == expected
+    assert {share.seat: share.user_id for share in shares} == dict(enumerate(game.players))
+    assert game.table.status == Table.Status.CLOSED
+    assert game.deadline is None and game.finished_at is not None
+    assert not Seat.objects.filter(table=game.table, left_at__isnull=True).exists()
+    assert GameEvent.objects.filter(game=game).count() == game.version
+    call_command("ledger_check")
+    call_command("verify_game", game.pk)
+
+
+def test_the_commission_is_taken_first_and_rounded_down():
+    users = [create_player() for _ in range(3)]
+    table = services.table_create(user=users[0], stake=333, seats=3)
+    Table.objects.filter(pk=table.pk).update(commission_percent="5.5")
+    for user in users[1:]:
+        services.table_join(table_id=table.pk, user=user)
+    game = play_out(Game.objects.get(table=table), users)
+    assert game.commission == 54  # floor(999 * 5.5 / 100)
+    engine = EngineGame.from_dict(game.state)
+    expected = split_bank(999 - 54, engine.places, [80, 20, 0])
+    assert sum(share.amount for share in game.distribution.all()) == 999 - 54
+    for seat, user in enumerate(users):
+        assert user_balance(user=user) == OPENING_BALANCE - 333 + expected[seat]
+    call_command("ledger_check")
+    call_command("verify_game", game.pk)
+
+
+def test_refused_moves_change_nothing():
+    game, users = seated_game(3)
+    spectator = create_player()
+    engine = EngineGame.from_dict(game.state)
+    leader = engine.waiting_for[0]
+    idle = next(seat for seat in range(3) if seat != leader)
+    lead = engine.timeout_action(leader)
+    before = snapshot(game)
+    cases = [
+        (users[leader], lead, game.version + 1, "stale_version"),
+        (users[leader], lead, game.version - 1 if game.version else 5, "stale_version"),
+        (users[leader], lead, "0", "stale_version"),
+        (spectator, lead, game.version, "not_a_player"),
+        (users[idle], engine.timeout_action(leader), game.version, "not_your_turn"),
+        (users[leader], {"type": "attack", "cards": ["6S"], "seat": idle}, 0, "malformed"),
+        (users[leader], {"type": "castle"}, game.version, "malformed"),
+        (users[leader], "take", game.version, "malformed"),
+        (users[leader], {"type": "take"}, game.version, "not_your_turn"),
+    ]
+    for user, action, version, code in cases:
+        with pytest.raises(GameError) as refused:
+            services.game_apply_action(
+                game_id=game.pk, user=user, action=action, expected_version=version
+            )
+        assert refused.value.code == code, (action, version)
+        assert str(refused.value.message)
+    assert snapshot(game) == before
+    with pytest.raises(GameError) as refused:
+        services.game_apply_action(game_id=10**9, user=users[0], action=lead, expected_version=0)
+    assert refused.value.code == "game_not_found"
+
+
+def test_a_card_the_player_does_not_hold_is_refused():
+    game, users = seated_game(2)
+    engine = EngineGame.from_dict(game.state)
+    leader = engine.waiting_for[0]
+    foreign = engine.hand(1 - leader)[0]
+    before = snapshot(game)
+    with pytest.raises(GameError) as refused:
+        services.game_apply_action(
+            game_id=game.pk,
+            user=users[leader],
+            action={"type": "attack", "cards": [foreign]},
+            expected_version=game.version,
+        )
+    assert refused.value.code == "card_not_in_hand"
+    assert snapshot(game) == before
+
+
+# --- time ----------------------------------------------------------------------------------
+
+
+def test_a_deadline_task_acts_once_even_when_it_runs_twice():
+    game, users = seated_game(2)
+    bot_move(game, users)  # the lead: now the defender is waited for
+    game.refresh_from_db()
+    defender = EngineGame.from_dict(game.state).waiting_for[0]
+    version = game.version
+    assert not tasks.game_deadline(game.pk, version)  # not due yet: nothing happens
+    assert snapshot(game)[0] == version
+    expire_deadline(game)
+    assert tasks.game_deadline(game.pk, version)
+    assert not tasks.game_deadline(game.pk, version)
+    event = GameEvent.objects.get(game=game, version=version + 1)
+    assert (event.seat, event.action, event.automatic) == (defender, {"type": "take"}, True)
+    assert GameEvent.objects.filter(game=game).count() == version + 1
+    assert Game.objects.get(pk=game.pk).version == version + 1
+    assert Seat.objects.get(table=game.table, position=defender).consecutive_timeouts == 1
+
+
+def test_the_sweeper_finishes_a_deadline_whose_task_was_lost():
+    game, users = seated_game(2)
+    engine = EngineGame.from_dict(game.state)
+    leader = engine.waiting_for[0]
+    expire_deadline(game)
+    assert tasks.sweep_overdue_games() >= 1
+    event = GameEvent.objects.get(game=game, version=1)
+    assert event.automatic and event.seat == leader
+    assert event.action == engine.timeout_action(leader)
+    game.refresh_from_db()
+    assert game.deadline > timezone.now()
+    assert tasks.sweep_overdue_games() == 0
+
+
+def test_two_timeouts_in_a_row_make_a_player_away_and_he_is_then_played_for_at_once():
+    game, users = seated_game(2)
+    engine = EngineGame.from_dict(game.state)
+    leader = engine.waiting_for[0]
+    sleeper = 1 - leader
+    seat = Seat.objects.get(table=game.table, position=sleeper)
+    for timeouts in (1, 2):
+        game.refresh_from_db()
+        while EngineGame.from_dict(game.state).waiting_for != [sleeper]:
+            bot_move(game, users)
+            game.refresh_from_db()
+        expire_deadline(game)
+        assert tasks.game_deadline(game.pk, game.version)
+        seat.refresh_from_db()
+        assert (seat.consecutive_timeouts, seat.away) == (timeouts, timeouts == 2)
+    marked_at = GameEvent.objects.filter(game=game).count()
+
+    # From now on the game never waits for him: each of his turns is played at once.
+    game.refresh_from_db()
+    while game.status == Game.Status.PLAYING:
+        assert sleeper not in EngineGame.from_dict(game.state).waiting_for
+        bot_move(game, users)
+        game.refresh_from_db()
+    later = GameEvent.objects.filter(game=game, version__gt=marked_at, seat=sleeper)
+    assert later.exists()
+    assert all(event.automatic for event in later)
+    call_command("verify_game", game.pk)
+
+
+def test_acting_himself_brings_an_away_player_back():
+    game, users = seated_game(2)
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    Seat.objects.filter(table=game.table, position=leader).update(away=True, consecutive_timeouts=2)
+    bot_move(game, users)
+    seat = Seat.objects.get(table=game.table, position=leader)
+    assert (seat.consecutive_timeouts, seat.away) == (0, False)
+
+
+def test_a_player_disconnected_longer_than_a_turn_is_marked_away_and_played_for():
+    game, users = seated_game(2)
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    services.presence_connect(table_id=game.table_id, user=users[leader])
+    services.presence_disconnect(table_id=game.table_id, user=users[leader])
+    seat = Seat.objects.get(table=game.table, position=leader)
+    assert seat.disconnected_at is not None
+    assert not tasks.seat_away_check(seat.pk)  # one turn has not passed yet
+    Seat.objects.filter(pk=seat.pk).update(
+        disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
+    )
+    assert tasks.seat_away_check(seat.pk)
+    seat.refresh_from_db()
+    assert seat.away
+    lead = GameEvent.objects.get(game=game, version=1)
+    assert (lead.seat, lead.automatic) == (leader, True)
+
+
+# --- rematch -------------------------------------------------------------------------------
+
+
+def test_a_rematch_starts_when_every_player_confirms_and_holds_the_stakes_again():
+    game, users = seated_game(2)
+    game = play_out(game, users)
+    outsider = create_player()
+    with pytest.raises(GameError) as refused:
+        services.rematch_confirm(game_id=game.pk, user=outsider)
+    assert refused.value.code == "not_a_player"
+    balance = user_balance(user=users[0])
+    services.rematch_confirm(game_id=game.pk, user=users[0])
+    assert user_balance(user=users[0]) == balance - STAKE
+    with pytest.raises(GameError) as refused:
+        services.rematch_confirm(game_id=game.pk, user=users[0])
+    assert refused.value.code == "rematch_already_confirmed"
+    services.rematch_confirm(game_id=game.pk, user=users[1])
+    second = Game.objects.get(table=game.table, number=2)
+    assert second.status == Game.Status.PLAYING
+    assert second.players == game.players
+    assert second.seed != game.seed
+    with pytest.raises(GameError) as refused:
+        services.rematch_confirm(game_id=game.pk, user=users[0])
+    assert refused.value.code == "rematch_closed"
+    call_command("ledger_check")
+
+
+def test_a_player_without_the_stake_cannot_confirm_and_unconfirmed_rematches_expire():
+    game, users = seated_game(2)
+    game = play_out(game, users)
+    loser = users[EngineGame.from_dict(game.state).durak]
+    winner = users[game.players.index(next(u.pk for u in users if u != loser))]
+    # The loser spends what is left, so he cannot hold another stake.
+    from wallet import services as wallet_services
+
+    wallet_services.withdraw(
+        user=loser,
+        amount=user_balance(user=loser),
+        idempotency_key="spend-all",
+        initiated_by=None,
+        memo="cash out",
+    )
+    with pytest.raises(GameError) as refused:
+        services.rematch_confirm(game_id=game.pk, user=loser)
+    assert refused.value.code == "insufficient_funds"
+    balance = user_balance(user=winner)
+    services.rematch_confirm(game_id=game.pk, user=winner)
+    assert user_balance(user=winner) == balance - STAKE
+    Game.objects.filter(pk=game.pk).update(
+        finished_at=timezone.now() - timedelta(seconds=services.REMATCH_SECONDS + 1)
+    )
+    assert tasks.sweep_overdue_games() == 1
+    assert user_balance(user=winner) == balance
+    assert not Game.objects.filter(table=game.table, number=2).exists()
+    call_command("ledger_check")
+
+
+# --- fairness and the payout schemes -------------------------------------------------------
+
+
+def test_verify_game_reports_a_tampered_log():
+    game, users = seated_game(2)
+    game = play_out(game, users)
+    call_command("verify_game", game.pk)
+    BankDistribution.objects.filter(game=game, amount__gt=0).update(amount=1)
+    Game.objects.filter(pk=game.pk).update(seed_hash="0" * 64)
+    with pytest.raises(CommandError):
+        call_command("verify_game", game.pk)
+
+
+def test_payout_schemes_are_seeded_from_the_rules_and_validated():
+    assert dict(PayoutScheme.objects.values_list("players", "percentages")) == {
+        2: [100, 0],
+        3: [80, 20, 0],
+        4: [60, 30, 10, 0],
+        5: [50, 30, 15, 5, 0],
+        6: [40, 30, 15, 10, 5, 0],
+    }
+    scheme = PayoutScheme.objects.get(players=4)
+    for bad in ([60, 30, 10], [50, 30, 20, 0][::-1], [70, 30, 10, 0], [60, 30, 5, 5], ["60"]):
+        scheme.percentages = bad
+        with pytest.raises(ValidationError):
+            scheme.clean()
+    scheme.percentages = [70, 20, 10, 0]
+    scheme.clean()
