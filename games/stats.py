@@ -1,19 +1,156 @@
-"""Read-only figures for the pages: payout table, player statistics, leaderboard."""
+"""Read-only figures for the pages: payout table, player statistics, history, leaderboard."""
 
 from __future__ import annotations
 
-from games.engine import DEFAULT_PERCENTAGES
+from django.contrib.auth import get_user_model
+from django.db.models import Count, F, Func, IntegerField, Q, Sum
+from django.db.models.functions import Coalesce
 
-MAX_PLAYERS = 6
+from games.engine import DEFAULT_PERCENTAGES
+from games.models import MAX_PLAYERS, BankDistribution, Game, PayoutScheme, Seat, Table
+from games.replay import replay_game
+
+HISTORY_LIMIT = 50
+LEADERBOARD_LIMIT = 100
 
 
 def payout_table() -> list[dict]:
-    """Rows of the bank split, one per number of players: players, percentages, padding."""
+    """Rows of the bank split in force, one per number of players (staff may edit them)."""
+    rows = dict(DEFAULT_PERCENTAGES)
+    rows.update({scheme.players: scheme.percentages for scheme in PayoutScheme.objects.all()})
     return [
         {
             "players": players,
             "percentages": list(percentages),
             "padding": range(MAX_PLAYERS - len(percentages)),
         }
-        for players, percentages in sorted(DEFAULT_PERCENTAGES.items())
+        for players, percentages in sorted(rows.items())
     ]
+
+
+def user_active_tables(*, user) -> list[Table]:
+    """Tables where the user sits now (waiting or playing), newest first."""
+    return list(
+        Table.objects.filter(
+            seat_set__user=user,
+            seat_set__left_at__isnull=True,
+            status__in=[Table.Status.OPEN, Table.Status.PLAYING],
+        )
+        .annotate(taken=Count("seat_set", filter=Q(seat_set__left_at__isnull=True)))
+        .order_by("-created_at")
+    )
+
+
+def user_sat_at(*, user, table: Table) -> bool:
+    """Whether the user ever sat at the table (so may see it even when it is private)."""
+    return bool(user.is_authenticated) and Seat.objects.filter(table=table, user=user).exists()
+
+
+class _PlayerCount(Func):
+    """Number of players of a game: the length of its players JSON array."""
+
+    function = "jsonb_array_length"
+    output_field = IntegerField()
+
+
+def _shares():
+    """Bank shares of finished games, each knowing whether its seat was the lone durak."""
+    # Shared places carry the number of the first place of the group, so only a lone loser
+    # sits on the last place.
+    return BankDistribution.objects.filter(game__status=Game.Status.FINISHED).annotate(
+        players=_PlayerCount(F("game__players")),
+    )
+
+
+def player_summary(*, user) -> dict:
+    """Games played, wins, places, times durak and the net result (payouts minus stakes)."""
+    totals = (
+        _shares()
+        .filter(user=user)
+        .aggregate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(place=1)),
+            durak=Count("id", filter=Q(place=F("players"))),
+            paid=Coalesce(Sum("amount"), 0),
+            staked=Coalesce(Sum("game__stake"), 0),
+        )
+    )
+    places = (
+        _shares().filter(user=user).values("place").annotate(count=Count("id")).order_by("place")
+    )
+    return {**totals, "net": totals["paid"] - totals["staked"], "places": list(places)}
+
+
+def player_history(*, user) -> list[dict]:
+    """The user's finished games, newest first: place, durak or not, payout and net."""
+    rows = (
+        _shares()
+        .filter(user=user)
+        .select_related("game")
+        .order_by("-game__finished_at")[:HISTORY_LIMIT]
+    )
+    return [
+        {
+            "game": row.game,
+            "place": row.place,
+            "players": row.players,
+            "durak": row.place == row.players,
+            "amount": row.amount,
+            "net": row.amount - row.game.stake,
+        }
+        for row in rows
+    ]
+
+
+def leaderboard() -> list[dict]:
+    """Players by net result over all finished games, best first."""
+    rows = (
+        _shares()
+        .values("user")
+        .annotate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(place=1)),
+            durak=Count("id", filter=Q(place=F("players"))),
+            net=Sum("amount") - Sum("game__stake"),
+        )
+        .order_by("-net", "-wins", "user")[:LEADERBOARD_LIMIT]
+    )
+    names = get_user_model().objects.in_bulk([row["user"] for row in rows])
+    return [{**row, "player": names[row["user"]]} for row in rows]
+
+
+def game_replay(*, game: Game) -> dict:
+    """Every position of a finished game with all hands open, and the move that led to it."""
+    snapshots = replay_game(game)
+    events = list(game.events.order_by("version").values("seat", "action", "automatic", "bout"))
+    steps = []
+    for index, snapshot in enumerate(snapshots):
+        public = snapshot.view(None)
+        steps.append(
+            {
+                "event": events[index - 1] if index else None,
+                "hands": [snapshot.hand(seat) for seat in range(snapshot.players)],
+                **{
+                    key: public[key]
+                    for key in (
+                        "hand_sizes",
+                        "talon_size",
+                        "trump_card",
+                        "trump_suit",
+                        "table",
+                        "attacker",
+                        "defender",
+                        "taking",
+                        "passed",
+                        "out",
+                        "waiting_for",
+                        "finished",
+                    )
+                },
+            }
+        )
+    names = get_user_model().objects.in_bulk(game.players)
+    return {
+        "players": [names[user_id].username for user_id in game.players],
+        "steps": steps,
+    }

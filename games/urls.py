@@ -3,5 +3,16 @@ from django.urls import path
 from games import views
 
 urlpatterns = [
+    path("lobby/", views.lobby, name="lobby"),
+    path("tables/new/", views.table_create, name="table_create"),
+    path("table/<int:table_id>/", views.table_detail, name="table_detail"),
+    path("table/<int:table_id>/join/", views.table_join, name="table_join"),
+    path("table/<int:table_id>/leave/", views.table_leave, name="table_leave"),
+    path("game/<int:game_id>/", views.game_detail, name="game_detail"),
+    path("game/<int:game_id>/rematch/", views.game_rematch, name="game_rematch"),
+    path("profile/", views.profile, name="profile"),
+    path("players/<str:nickname>/", views.profile, name="profile"),
+    path("leaderboard/", views.leaderboard, name="leaderboard"),
     path("rules/", views.rules, name="rules"),
+    path("balance.json", views.balance, name="balance_json"),
 ]

@@ -1,22 +1,189 @@
 """Pages of the game: lobby, table, game results and replay, profiles, leaderboard, rules.
 
-Views stay thin: they read through selectors/stats and change things only through services.
+Views stay thin: they read through selectors and ``games.stats`` and change things only through
+``games.services``; refused commands come back as GameError and are shown as messages.
 """
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.utils.translation import get_language
+import secrets
 
-from games import stats
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from games import selectors, services, stats
+from games.forms import TableCreateForm
+from games.models import Game, Table
+from games.services import GameError
+from wallet.money import format_money
+from wallet.selectors import user_balance
+
+
+def _language() -> str:
+    return "ru" if (get_language() or "ru").startswith("ru") else "en"
+
+
+# --- lobby and tables -----------------------------------------------------------------------
+
+
+@login_required
+def lobby(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "games/lobby.html",
+        {
+            "form": TableCreateForm(),
+            "tables": selectors.table_list_open(),
+            "my_tables": stats.user_active_tables(user=request.user),
+        },
+    )
+
+
+@login_required
+@require_POST
+def table_create(request: HttpRequest) -> HttpResponse:
+    form = TableCreateForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request,
+            "games/lobby.html",
+            {
+                "form": form,
+                "tables": selectors.table_list_open(),
+                "my_tables": stats.user_active_tables(user=request.user),
+            },
+            status=400,
+        )
+    try:
+        table = services.table_create(user=request.user, **form.cleaned_data)
+    except GameError as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    return redirect("table_detail", table_id=table.pk)
+
+
+def _may_see(table: Table, user, invite_code: str) -> bool:
+    """Private tables are shown to their players and to holders of the invitation."""
+    if not table.private:
+        return True
+    if invite_code and secrets.compare_digest(invite_code.encode(), table.invite_code.encode()):
+        return True
+    return stats.user_sat_at(user=user, table=table)
+
+
+@login_required
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table, pk=table_id)
+    invite_code = request.GET.get("invite", "")
+    if not _may_see(table, request.user, invite_code):
+        raise Http404
+    state = selectors.table_state_for(table=table, user=request.user)
+    return render(
+        request,
+        "games/table.html",
+        {"table": table, "state": state, "invite_code": invite_code},
+    )
+
+
+@login_required
+@require_POST
+def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
+    invite_code = request.POST.get("invite_code") or None
+    try:
+        services.table_join(table_id=table_id, user=request.user, invite_code=invite_code)
+    except GameError as error:
+        messages.error(request, error.message)
+        if error.code == "table_not_found":
+            return redirect("lobby")
+    return redirect("table_detail", table_id=table_id)
+
+
+@login_required
+@require_POST
+def table_leave(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        services.table_leave(table_id=table_id, user=request.user)
+    except GameError as error:
+        messages.error(request, error.message)
+        if error.code == "table_not_found":
+            return redirect("lobby")
+        return redirect("table_detail", table_id=table_id)
+    messages.success(request, _("You have left the table; your stake is back in the wallet."))
+    return redirect("lobby")
+
+
+@login_required
+@require_POST
+def game_rematch(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game.objects.only("table_id"), pk=game_id)
+    try:
+        services.rematch_confirm(game_id=game_id, user=request.user)
+    except GameError as error:
+        messages.error(request, error.message)
+    return redirect("table_detail", table_id=game.table_id)
+
+
+@login_required
+def balance(request: HttpRequest) -> JsonResponse:
+    amount = user_balance(user=request.user)
+    return JsonResponse({"amount": amount, "formatted": format_money(amount)})
+
+
+# --- finished games, players ----------------------------------------------------------------
+
+
+def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game.objects.select_related("table"), pk=game_id)
+    if game.table.private and not stats.user_sat_at(user=request.user, table=game.table):
+        raise Http404
+    finished = game.status == Game.Status.FINISHED
+    return render(
+        request,
+        "games/game_detail.html",
+        {
+            "game": game,
+            "finished": finished,
+            "result": selectors.game_result(game=game) if finished else None,
+            "replay": stats.game_replay(game=game) if finished else None,
+        },
+    )
+
+
+def profile(request: HttpRequest, nickname: str | None = None) -> HttpResponse:
+    if nickname is None:
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse(settings.LOGIN_URL)}?next={request.path}")
+        player = request.user
+    else:
+        player = get_object_or_404(get_user_model(), username__iexact=nickname)
+    return render(
+        request,
+        "games/profile.html",
+        {
+            "player": player,
+            "summary": stats.player_summary(user=player),
+            "history": stats.player_history(user=player),
+            "is_me": player == request.user,
+        },
+    )
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/leaderboard.html", {"rows": stats.leaderboard()})
 
 
 def rules(request: HttpRequest) -> HttpResponse:
     # The rules are prose, so each language has its own template rather than many small strings.
-    language = "ru" if (get_language() or "ru").startswith("ru") else "en"
     return render(
         request,
-        f"games/rules_{language}.html",
+        f"games/rules_{_language()}.html",
         {"payout_rows": stats.payout_table()},
     )

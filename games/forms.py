@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from wallet.money import parse_major_units
+
+SEAT_CHOICES = [(n, str(n)) for n in range(2, 7)]
+TURN_CHOICES = [(15, _("15 s")), (30, _("30 s")), (45, _("45 s")), (60, _("60 s"))]
+THROW_CHOICES = [(5, _("5 s")), (10, _("10 s")), (15, _("15 s")), (20, _("20 s"))]
+
+
+class TableCreateForm(forms.Form):
+    """A new table; the stake is typed in roubles and handed on in kopecks."""
+
+    stake = forms.DecimalField(
+        label=_("Stake, ₽"),
+        min_value=Decimal("0.01"),
+        max_value=Decimal("1000000"),
+        decimal_places=2,
+        initial=Decimal("100"),
+        widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
+    )
+    seats = forms.TypedChoiceField(label=_("Players"), choices=SEAT_CHOICES, coerce=int, initial=2)
+    turn_seconds = forms.TypedChoiceField(
+        label=_("Time per move"), choices=TURN_CHOICES, coerce=int, initial=30
+    )
+    throw_seconds = forms.TypedChoiceField(
+        label=_("Time to throw in"), choices=THROW_CHOICES, coerce=int, initial=10
+    )
+    private = forms.BooleanField(label=_("Private table (by invitation link only)"), required=False)
+
+    def clean_stake(self) -> int:
+        return parse_major_units(self.cleaned_data["stake"])

@@ -1,0 +1,137 @@
+"""Template helpers for the game pages: the JS string table and card rendering."""
+
+from __future__ import annotations
+
+from django import template
+from django.conf import settings
+from django.utils.html import format_html, json_script
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from games.services import ERROR_MESSAGES
+from wallet.money import CURRENCY_SIGNS
+
+register = template.Library()
+
+SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
+
+
+def _strings() -> dict[str, str]:
+    """Every text the scripts show, translated into the active language."""
+    strings = {
+        # cards
+        "rank_J": _("J"),
+        "rank_Q": _("Q"),
+        "rank_K": _("K"),
+        "rank_A": _("A"),
+        # table information
+        "stake": _("Stake"),
+        "bank": _("Bank"),
+        "commission": _("Commission"),
+        "turn_time": _("Time"),
+        "seconds_short": _("s"),
+        "talon": _("Talon"),
+        "trump": _("Trump"),
+        "seat_n": _("Seat %(n)s"),
+        "free_seat": _("Free seat"),
+        "connected": _("online"),
+        "disconnected": _("no connection"),
+        "role_attacker": _("attacks"),
+        "role_defender": _("defends"),
+        "role_taking": _("takes"),
+        "role_passed": _("pass"),
+        "role_out": _("out"),
+        "role_away": _("away"),
+        "role_offline": _("offline"),
+        # whose turn
+        "your_lead": _("Your lead: choose a card and put it on the table"),
+        "lead_by": _("%(name)s leads"),
+        "you_defend": _("Beat the cards, transfer or take"),
+        "you_may_throw": _("You may throw in, or press Done / Pass"),
+        "you_may_throw_taking": _("Defender takes: throw in as much as you like, or pass"),
+        "waiting_for": _("Waiting for %(names)s"),
+        "waiting_players": _("Waiting for players: %(taken)s/%(total)s"),
+        "table_closed": _("The table is closed."),
+        "spectating": _("You are watching this game."),
+        "sending": _("Sending your move…"),
+        "game_over": _("The game is over"),
+        "hint_click_table": _("Click the table (or drag the card there) to play"),
+        "hint_click_card": _("Click the card you want to beat"),
+        # buttons
+        "do_lead": _("Lead"),
+        "do_throw": _("Throw in"),
+        "do_transfer": _("Transfer"),
+        "take": _("Take"),
+        "done": _("Done"),
+        "pass": _("Pass"),
+        "cancel": _("Cancel"),
+        "copied": _("Link copied"),
+        # log
+        "log_lead": _("%(name)s leads %(cards)s"),
+        "log_throw": _("%(name)s throws in %(cards)s"),
+        "log_defend": _("%(name)s beats %(attack)s with %(card)s"),
+        "log_transfer": _("%(name)s transfers with %(cards)s"),
+        "log_take": _("%(name)s takes"),
+        "log_pass": _("%(name)s: done"),
+        "log_unknown": _("%(name)s moves"),
+        "log_automatic": _("(by time)"),
+        "log_empty": _("No moves in this bout yet."),
+        # fairness and results
+        "seed_hidden": _("revealed when the game ends"),
+        "result_title": _("Game over"),
+        "result_draw": _("A draw: no durak this time"),
+        "result_durak": _("%(name)s is the durak"),
+        "place": _("Place"),
+        "player": _("Player"),
+        "percent": _("Share"),
+        "payout": _("Payout"),
+        "durak_short": _("D"),
+        "rematch_none": _("Nobody has confirmed a rematch yet."),
+        "rematch_confirmed": _("Rematch confirmed by %(names)s (%(count)s/%(total)s)"),
+        "rematch_waiting": _("Waiting for the others…"),
+        # connection and errors
+        "reconnecting": _("No connection, reconnecting…"),
+        "connection_refused": _("The connection was refused. Reload the page."),
+        "error_offline": _("No connection: the move was not sent."),
+        "error_generic": _("The move was refused."),
+        "error_illegal_drop": _("That card cannot go there."),
+        # lobby
+        "lobby_empty": _("No open tables match. Create one!"),
+        "lobby_join": _("Sit down"),
+        "lobby_open": _("Open"),
+        "lobby_players": _("%(taken)s of %(seats)s players"),
+        "lobby_time": _("%(turn)s s per move"),
+        "lobby_nobody": _("nobody yet"),
+        "lobby_live": _("live"),
+        # replay
+        "replay_start": _("The deal"),
+        "replay_step": _("Move %(n)s of %(total)s"),
+    }
+    strings.update({f"error_{code}": str(message) for code, message in ERROR_MESSAGES.items()})
+    return strings
+
+
+def _money_spec() -> dict[str, str]:
+    language = "ru" if (get_language() or "ru").startswith("ru") else "en"
+    currency = settings.CURRENCY
+    return {"language": language, "currency": currency, "sign": CURRENCY_SIGNS.get(currency, "")}
+
+
+@register.simple_tag
+def ui_strings_json() -> SafeString:
+    """<script type="application/json" id="ui-strings"> with the strings and the money format."""
+    return json_script({**_strings(), "__money": _money_spec()}, "ui-strings")
+
+
+@register.filter
+def card(code: str) -> SafeString:
+    """A card code as coloured text: "TH" -> 10♥."""
+    if not isinstance(code, str) or len(code) != 2:
+        return format_html("{}", code)
+    rank, suit = code[0], code[1]
+    label = {"T": "10", "J": _("J"), "Q": _("Q"), "K": _("K"), "A": _("A")}.get(rank, rank)
+    red = " red" if suit in "DH" else ""
+    return format_html(
+        '<span class="card-text{}">{}{}</span>', red, label, SUIT_SYMBOLS.get(suit, suit)
+    )

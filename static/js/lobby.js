@@ -1,0 +1,94 @@
+// The lobby: open tables arrive over /ws/lobby/ and are filtered in the browser.
+import { formatMoney, readJson, t } from "./i18n.js";
+import { ReconnectingSocket } from "./socket.js";
+
+const list = document.getElementById("table-list");
+const empty = document.getElementById("table-list-empty");
+const filters = {
+  stakeMax: document.getElementById("filter-stake-max"),
+  seats: document.getElementById("filter-seats"),
+  free: document.getElementById("filter-free"),
+};
+const urls = readJson("lobby-urls");
+const joinTemplate = document.getElementById("join-form-template");
+const tables = new Map((readJson("initial-tables", []) || []).map((table) => [table.id, table]));
+
+function visible(table) {
+  const stakeMax = Number(filters.stakeMax.value);
+  if (filters.stakeMax.value !== "" && table.stake > stakeMax * 100) return false;
+  if (filters.seats.value && table.seats !== Number(filters.seats.value)) return false;
+  if (filters.free.checked && table.taken >= table.seats) return false;
+  return true;
+}
+
+function tile(table) {
+  const node = document.createElement("article");
+  node.className = `table-tile${table.taken >= table.seats ? " full" : ""}`;
+  node.dataset.tableId = table.id;
+  node.dataset.testid = "table-tile";
+  const stake = document.createElement("div");
+  stake.className = "stake";
+  stake.textContent = formatMoney(table.stake);
+  const meta = document.createElement("div");
+  meta.className = "meta";
+  const seats = document.createElement("span");
+  seats.className = "seats-dots";
+  seats.title = t("lobby_players", { taken: table.taken, seats: table.seats });
+  for (let index = 0; index < table.seats; index += 1) {
+    const dot = document.createElement("i");
+    if (index < table.taken) dot.className = "taken";
+    seats.append(dot);
+  }
+  const count = document.createElement("span");
+  count.textContent = t("lobby_players", { taken: table.taken, seats: table.seats });
+  const time = document.createElement("span");
+  time.textContent = t("lobby_time", { turn: table.turn_seconds });
+  meta.append(seats, count, time);
+  const players = document.createElement("div");
+  players.className = "players";
+  players.textContent = table.players.length ? table.players.join(", ") : t("lobby_nobody");
+  const actions = document.createElement("div");
+  actions.className = "actions";
+  const open = document.createElement("a");
+  open.className = "button small secondary";
+  open.href = urls.table.replace("/0/", `/${table.id}/`);
+  open.textContent = t("lobby_open");
+  actions.append(open);
+  if (table.taken < table.seats) {
+    const form = joinTemplate.content.firstElementChild.cloneNode(true);
+    form.setAttribute("action", form.getAttribute("action").replace("/0/", `/${table.id}/`));
+    form.addEventListener("submit", () => form.querySelector("button").setAttribute("disabled", ""));
+    actions.append(form);
+  }
+  node.append(stake, meta, players, actions);
+  return node;
+}
+
+function render() {
+  const shown = [...tables.values()].filter(visible).sort((a, b) => b.id - a.id);
+  list.replaceChildren(...shown.map(tile));
+  empty.hidden = shown.length > 0;
+}
+
+function onMessage(message) {
+  if (message.type === "tables") {
+    tables.clear();
+    message.tables.forEach((table) => tables.set(table.id, table));
+  } else if (message.type === "table") {
+    tables.set(message.table.id, message.table);
+  } else if (message.type === "table_removed") {
+    tables.delete(message.id);
+  } else {
+    return;
+  }
+  render();
+}
+
+function onStatus(connected) {
+  document.getElementById("live-dot").classList.toggle("on", connected);
+  document.getElementById("live-label").textContent = connected ? t("lobby_live") : t("reconnecting");
+}
+
+Object.values(filters).forEach((input) => input.addEventListener("input", render));
+new ReconnectingSocket("/ws/lobby/", { onMessage, onStatus });
+render();

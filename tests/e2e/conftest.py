@@ -1,0 +1,137 @@
+"""Browser tests: real Chromium (Playwright) against a real Daphne serving the test database.
+
+Daphne runs in a subprocess pointed at the database pytest-django built, so the tests use
+``django_db(transaction=True)``: what they write is committed and visible to the server.
+Celery tasks of the server go to a Redis database of their own, so no worker of another run
+of the platform can pick them up.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+SCREENSHOTS = BASE_DIR / "test-artifacts" / "screenshots"
+# Celery's queues of the e2e server live in their own Redis database.
+E2E_REDIS_DB = 7
+BROWSER_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with code {process.returncode}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError("the server did not start listening")
+
+
+def _test_database_url() -> str:
+    database = settings.DATABASES["default"]
+    user = database["USER"]
+    password = f":{database['PASSWORD']}" if database.get("PASSWORD") else ""
+    host = database["HOST"] or "127.0.0.1"
+    port = database["PORT"] or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{connection.settings_dict['NAME']}"
+
+
+def _redis_url(db: int) -> str:
+    parts = urlsplit(settings.REDIS_URL)
+    return urlunsplit(parts._replace(path=f"/{db}"))
+
+
+@pytest.fixture(scope="session")
+def live_url(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """Daphne serving durak_site.asgi:application on a free loopback port."""
+    with django_db_blocker.unblock():
+        database_url = _test_database_url()
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": _redis_url(E2E_REDIS_DB),
+        "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
+        "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+        "DJANGO_SETTINGS_MODULE": "durak_site.settings",
+        "ACCOUNT_EMAIL_VERIFICATION": "optional",
+    }
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(BASE_DIR / "test-artifacts" / "daphne.log", "w")  # noqa: SIM115
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+        + ["durak_site.asgi:application"],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        _wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator:
+    from playwright.sync_api import sync_playwright
+
+    executable = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls of the tests
+    # (funding players, checking the ledger) are still plain synchronous calls.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=BROWSER_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+@pytest.fixture
+def screenshot():
+    """Save a full-page screenshot under test-artifacts/screenshots/<name>.png."""
+
+    def save(page, name: str) -> Path:
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

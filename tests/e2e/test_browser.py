@@ -1,0 +1,226 @@
+"""Whole games in real browsers: sign up, fund, create and join tables, play to the end."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import Page, expect
+
+from games.models import Game, Table
+from wallet.selectors import user_balance
+from wallet.services import deposit
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 360, "height": 740}
+PASSWORD = "Correct-Horse-42"
+FUNDS = 1000_00
+STAKE_RUB = 100
+MOVE_TIMEOUT_S = 10
+GAME_TIMEOUT_S = 90
+
+
+def sign_up(browser, live_url: str, nickname: str, viewport=DESKTOP) -> Page:
+    """A new browser context goes through the real sign-up form; the player is then funded."""
+    context = browser.new_context(viewport=viewport, locale="ru-RU")
+    context.set_default_timeout(MOVE_TIMEOUT_S * 1000)
+    page = context.new_page()
+    page.goto(f"{live_url}/accounts/signup/")
+    page.fill("input[name=email]", f"{nickname}@example.com")
+    page.fill("input[name=username]", nickname)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.locator("form button[type=submit]").last.click()
+    expect(page.get_by_test_id("nickname")).to_have_text(nickname)
+    user = get_user_model().objects.get(username=nickname)
+    deposit(
+        user=user,
+        amount=FUNDS,
+        idempotency_key=f"e2e:{nickname}",
+        initiated_by=None,
+        memo="e2e",
+    )
+    return page
+
+
+def state_of(page: Page) -> dict:
+    return page.evaluate("() => window.durakTable.state")
+
+
+def wait_for_version_above(page: Page, version: int) -> None:
+    page.wait_for_function(
+        "v => window.durakTable.state.version > v && !window.durakTable.inFlight", arg=version
+    )
+
+
+def hand_card(page: Page, code: str):
+    return page.locator(f"#hand .pcard[data-card='{code}']")
+
+
+def drag_to(page: Page, source, target) -> None:
+    """Drag with pointer events (mouse down, several moves, up) as a finger or mouse would."""
+    box = source.bounding_box()
+    goal = target.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    for step in range(1, 6):
+        page.mouse.move(
+            box["x"] + (goal["x"] + goal["width"] / 2 - box["x"]) * step / 5,
+            box["y"] + (goal["y"] + goal["height"] / 2 - box["y"]) * step / 5,
+        )
+    page.mouse.up()
+
+
+def play_one_move(page: Page, state: dict, rng: random.Random, stats: dict) -> None:
+    """Pick a move among the ones the page offers and make it with clicks (or a drag)."""
+    view = state["view"]
+    legal = view["legal_actions"]
+    kinds = {action["type"] for action in legal}
+    playfield = page.get_by_test_id("playfield")
+    defends = [action for action in legal if action["type"] == "defend"]
+    transfers = [action for action in legal if action["type"] == "transfer"]
+    attacks = [action for action in legal if action["type"] == "attack"]
+    for action in legal:
+        for card in action.get("cards", []) + [action.get("card")]:
+            if card:
+                expect(hand_card(page, card)).to_have_class(re.compile(r"\bplayable\b"))
+    if transfers and rng.random() < 0.5:
+        hand_card(page, transfers[0]["cards"][0]).click()
+        page.get_by_test_id("play").click()
+        stats["transfer"] += 1
+    elif defends and (rng.random() < 0.8 or "take" not in kinds):
+        move = rng.choice(defends)
+        hand_card(page, move["card"]).click()
+        target = page.locator(f"#playfield .pcard.attack[data-card='{move['attack']}']")
+        expect(target).to_have_class(re.compile(r"\btarget\b"))
+        if stats["drag"] == 0:
+            drag_to(page, hand_card(page, move["card"]), target)
+            stats["drag"] += 1
+        else:
+            target.click()
+        stats["defend"] += 1
+    elif "take" in kinds:
+        page.get_by_test_id("take").click()
+        stats["take"] += 1
+    elif attacks and not view["table"]:
+        lead = (
+            max(attacks, key=lambda action: len(action["cards"]))
+            if rng.random() < 0.3
+            else (attacks[0])
+        )
+        for card in lead["cards"]:
+            hand_card(page, card).click()
+        playfield.click(position={"x": 8, "y": 8})
+        stats["lead"] += 1
+    elif attacks and (rng.random() < 0.4 or "pass" not in kinds):
+        hand_card(page, rng.choice(attacks)["cards"][0]).click()
+        playfield.click(position={"x": 8, "y": 8})
+        stats["throw"] += 1
+    else:
+        page.get_by_test_id("pass").click()
+        stats["pass"] += 1
+
+
+def play_to_end(pages: list[Page], rng: random.Random, reload_after: int | None = None) -> dict:
+    """Everyone plays by clicking until every page shows the result."""
+    stats = dict.fromkeys(["lead", "throw", "defend", "transfer", "take", "pass", "drag"], 0)
+    moves = 0
+    deadline = time.monotonic() + GAME_TIMEOUT_S
+    while time.monotonic() < deadline:
+        states = [state_of(page) for page in pages]
+        if all(state["result"] for state in states):
+            stats["moves"] = moves
+            return stats
+        newest = max(state["version"] for state in states)
+        for page, state in zip(pages, states, strict=True):
+            view = state["view"]
+            if state["version"] != newest or not view or view["finished"]:
+                continue
+            if state["you"] in view["waiting_for"] and view["legal_actions"]:
+                play_one_move(page, state, rng, stats)
+                wait_for_version_above(page, state["version"])
+                moves += 1
+                if moves == reload_after:
+                    check_reload_restores(page)
+                break
+        else:
+            time.sleep(0.05)
+    raise AssertionError(f"the game did not finish in time ({moves} moves)")
+
+
+def check_reload_restores(page: Page) -> None:
+    before = state_of(page)
+    hand = sorted(before["view"]["hand"])
+    page.reload()
+    expect(page.get_by_test_id("board")).to_be_visible()
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    after = state_of(page)
+    assert after["version"] >= before["version"]
+    if after["version"] == before["version"]:
+        shown = sorted(
+            page.locator("#hand .pcard").evaluate_all("cards => cards.map(c => c.dataset.card)")
+        )
+        assert shown == hand
+
+
+def balance_shown(page: Page) -> str:
+    return page.get_by_test_id("balance").inner_text()
+
+
+def test_two_players_lobby_join_play_to_the_end_and_rematch(browser, live_url, screenshot):
+    anna = sign_up(browser, live_url, "anna")
+    boris = sign_up(browser, live_url, "boris")
+
+    anna.goto(f"{live_url}/lobby/")
+    expect(anna.get_by_test_id("balance")).to_contain_text("1 000,00")
+    anna.fill("input[name=stake]", str(STAKE_RUB))
+    anna.select_option("select[name=seats]", "2")
+    anna.get_by_test_id("create-submit").click()
+    expect(anna).to_have_url(re.compile(r"/table/\d+/$"))
+    table_id = int(anna.url.rstrip("/").rsplit("/", 1)[1])
+    table = Table.objects.get(pk=table_id)
+    assert table.stake == STAKE_RUB * 100 and table.seats == 2
+    expect(anna.locator(".waiting-box")).to_contain_text("1/2")
+    expect(anna.get_by_test_id("balance")).to_contain_text("900,00")
+
+    boris.goto(f"{live_url}/lobby/")
+    tile = boris.locator(f"[data-table-id='{table_id}']")
+    expect(tile).to_contain_text("anna")
+    screenshot(boris, "lobby-desktop")
+    tile.get_by_test_id("join").click()
+    expect(boris).to_have_url(re.compile(rf"/table/{table_id}/$"))
+    expect(boris.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+    expect(anna.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+    expect(anna.get_by_test_id("seed-hash")).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
+    screenshot(anna, "board-desktop")
+
+    stats = play_to_end([anna, boris], random.Random(2), reload_after=5)
+    assert stats["defend"] and stats["lead"] and stats["drag"]
+
+    game = Game.objects.get(table_id=table_id)
+    assert game.status == Game.Status.FINISHED
+    for page in (anna, boris):
+        expect(page.get_by_test_id("result")).to_be_visible()
+        expect(page.get_by_test_id("seed")).to_have_text(game.seed)
+    screenshot(anna, "result-desktop")
+    balances = {
+        name: user_balance(user=get_user_model().objects.get(username=name))
+        for name in ("anna", "boris")
+    }
+    assert sum(balances.values()) == 2 * FUNDS
+    assert sorted(balances.values()) in ([FUNDS - 100_00, FUNDS + 100_00], [FUNDS, FUNDS])
+    for name, page in (("anna", anna), ("boris", boris)):
+        expected = f"{balances[name] // 100:,}".replace(",", " ") + ",00"
+        expect(page.get_by_test_id("balance")).to_contain_text(expected)
+
+    anna.get_by_test_id("rematch").click()
+    expect(boris.get_by_test_id("rematch-info")).to_contain_text("anna")
+    boris.get_by_test_id("rematch").click()
+    expect(boris.get_by_test_id("result")).to_be_hidden()
+    expect(anna.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+    assert Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING).count() == 1
