@@ -15,6 +15,11 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
+def default_currency() -> str:
+    """Read when an account is created, so the migrations do not freeze one currency."""
+    return settings.CURRENCY
+
+
 class Account(models.Model):
     class Kind(models.TextChoices):
         USER = "user", _("player wallet")
@@ -23,7 +28,7 @@ class Account(models.Model):
         EXTERNAL = "external", _("external cash")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
-    currency = models.CharField(_("currency"), max_length=3, default=settings.CURRENCY)
+    currency = models.CharField(_("currency"), max_length=3, default=default_currency)
     balance = models.BigIntegerField(_("balance"), default=0)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
