@@ -69,43 +69,68 @@ def _redis_url(db: int) -> str:
     return urlunsplit(parts._replace(path=f"/{db}"))
 
 
+class LiveServer:
+    """A Daphne subprocess on a fixed loopback port; ``restart`` drops every connection."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.log = open(BASE_DIR / "test-artifacts" / "daphne.log", "w")  # noqa: SIM115
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+            + ["durak_site.asgi:application"],
+            cwd=BASE_DIR,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        _wait_for_port(self.port, self.process)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
 @pytest.fixture(scope="session")
-def live_url(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """Daphne serving durak_site.asgi:application on a free loopback port."""
+def daphne_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+    """Daphne serving durak_site.asgi:application against the test database."""
     with django_db_blocker.unblock():
         database_url = _test_database_url()
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DEBUG": "1",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": _redis_url(E2E_REDIS_DB),
-        "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
-        "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
-        "DJANGO_SETTINGS_MODULE": "durak_site.settings",
-        "ACCOUNT_EMAIL_VERIFICATION": "optional",
-    }
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    log = open(BASE_DIR / "test-artifacts" / "daphne.log", "w")  # noqa: SIM115
-    process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        + ["durak_site.asgi:application"],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+    server = LiveServer(
+        {
+            **os.environ,
+            "DEBUG": "1",
+            "DATABASE_URL": database_url,
+            "REDIS_URL": _redis_url(E2E_REDIS_DB),
+            "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
+            "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+            "DJANGO_SETTINGS_MODULE": "durak_site.settings",
+            "ACCOUNT_EMAIL_VERIFICATION": "optional",
+        }
     )
+    server.start()
     try:
-        _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}"
+        yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+        server.stop()
+        server.log.close()
+
+
+@pytest.fixture
+def live_url(daphne_server: LiveServer) -> str:
+    return daphne_server.url
 
 
 @pytest.fixture(scope="session")

@@ -126,8 +126,13 @@ def play_one_move(page: Page, state: dict, rng: random.Random, stats: dict) -> N
         stats["pass"] += 1
 
 
-def play_to_end(pages: list[Page], rng: random.Random, reload_after: int | None = None) -> dict:
-    """Everyone plays by clicking until every page shows the result."""
+def play_to_end(pages: list[Page], rng: random.Random, checkpoints: dict | None = None) -> dict:
+    """Everyone plays by clicking until every page shows the result.
+
+    ``checkpoints`` maps a move count to a check run after that many moves, with the page
+    that made the move.
+    """
+    checkpoints = checkpoints or {}
     stats = dict.fromkeys(["lead", "throw", "defend", "transfer", "take", "pass", "drag"], 0)
     moves = 0
     deadline = time.monotonic() + GAME_TIMEOUT_S
@@ -145,8 +150,8 @@ def play_to_end(pages: list[Page], rng: random.Random, reload_after: int | None 
                 play_one_move(page, state, rng, stats)
                 wait_for_version_above(page, state["version"])
                 moves += 1
-                if moves == reload_after:
-                    check_reload_restores(page)
+                if moves in checkpoints:
+                    checkpoints[moves](page)
                 break
         else:
             time.sleep(0.05)
@@ -168,11 +173,23 @@ def check_reload_restores(page: Page) -> None:
         assert shown == hand
 
 
-def balance_shown(page: Page) -> str:
-    return page.get_by_test_id("balance").inner_text()
+def check_connection_loss_and_resync(daphne_server, pages: list[Page]) -> None:
+    """The server goes away: a banner says so; it comes back: the board resyncs by itself."""
+    versions = [state_of(page)["version"] for page in pages]
+    daphne_server.stop()
+    for page in pages:
+        expect(page.get_by_test_id("conn-banner")).to_be_visible()
+        expect(page.get_by_test_id("conn-banner")).to_contain_text("Нет связи")
+    daphne_server.start()
+    for page, version in zip(pages, versions, strict=True):
+        expect(page.get_by_test_id("conn-banner")).to_be_hidden(timeout=30_000)
+        page.wait_for_function("() => window.durakTable.connected")
+        assert state_of(page)["version"] == version
 
 
-def test_two_players_lobby_join_play_to_the_end_and_rematch(browser, live_url, screenshot):
+def test_two_players_lobby_join_play_to_the_end_and_rematch(
+    browser, daphne_server, live_url, screenshot
+):
     anna = sign_up(browser, live_url, "anna")
     boris = sign_up(browser, live_url, "boris")
 
@@ -199,7 +216,14 @@ def test_two_players_lobby_join_play_to_the_end_and_rematch(browser, live_url, s
     expect(anna.get_by_test_id("seed-hash")).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
     screenshot(anna, "board-desktop")
 
-    stats = play_to_end([anna, boris], random.Random(2), reload_after=5)
+    stats = play_to_end(
+        [anna, boris],
+        random.Random(2),
+        checkpoints={
+            5: check_reload_restores,
+            9: lambda page: check_connection_loss_and_resync(daphne_server, [anna, boris]),
+        },
+    )
     assert stats["defend"] and stats["lead"] and stats["drag"]
 
     game = Game.objects.get(table_id=table_id)
@@ -224,3 +248,68 @@ def test_two_players_lobby_join_play_to_the_end_and_rematch(browser, live_url, s
     expect(boris.get_by_test_id("result")).to_be_hidden()
     expect(anna.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
     assert Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING).count() == 1
+
+
+def test_four_players_private_table_by_invitation_on_desktop_and_phone(
+    browser, live_url, screenshot
+):
+    host = sign_up(browser, live_url, "vera")
+    phone = sign_up(browser, live_url, "gleb", viewport=PHONE)
+    others = [sign_up(browser, live_url, name) for name in ("dina", "egor")]
+
+    phone.goto(f"{live_url}/lobby/")
+    expect(phone.get_by_test_id("create-table")).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(phone, "lobby-phone")
+
+    host.goto(f"{live_url}/lobby/")
+    host.fill("input[name=stake]", "50.50")
+    host.select_option("select[name=seats]", "4")
+    host.check("input[name=private]")
+    host.get_by_test_id("create-submit").click()
+    expect(host).to_have_url(re.compile(r"/table/\d+/$"))
+    table = Table.objects.get(pk=int(host.url.rstrip("/").rsplit("/", 1)[1]))
+    assert table.private and table.stake == 50_50
+    invite = host.get_by_test_id("invite-link")
+    expect(invite).to_have_value(re.compile(rf"/table/{table.pk}/\?invite="))
+    invite_url = invite.input_value()
+
+    # A private table is not listed, and without the code its page does not exist.
+    phone.goto(f"{live_url}/lobby/")
+    expect(phone.locator(f"[data-table-id='{table.pk}']")).to_have_count(0)
+    response = phone.goto(f"{live_url}/table/{table.pk}/")
+    assert response.status == 404
+
+    for page in [phone, *others]:
+        page.goto(invite_url)
+        page.get_by_test_id("join").click()
+        expect(page).to_have_url(re.compile(rf"/table/{table.pk}/"))
+    pages = [host, phone, *others]
+    for page in pages:
+        expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+        expect(page.locator(".seat[data-testid=seat]")).to_have_count(3)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(phone, "board-phone")
+
+    stats = play_to_end(pages, random.Random(4))
+    assert stats["moves"] > 10
+
+    game = Game.objects.get(table=table)
+    assert game.status == Game.Status.FINISHED
+    payouts = {row.user.username: row.amount for row in game.distribution.select_related("user")}
+    assert sum(payouts.values()) == 4 * 50_50
+    for name, page in zip(("vera", "gleb", "dina", "egor"), pages, strict=True):
+        expect(page.get_by_test_id("result")).to_contain_text(name)
+        user = get_user_model().objects.get(username=name)
+        assert user_balance(user=user) == FUNDS - 50_50 + payouts[name]
+    screenshot(phone, "result-phone")
+
+    host.get_by_test_id("game-link").click()
+    expect(host.get_by_test_id("game-result")).to_contain_text(game.seed)
+    host.get_by_test_id("replay-next").click()
+    expect(host.get_by_test_id("replay-counter")).to_contain_text("1")
+    screenshot(host, "game-detail")
+    host.goto(f"{live_url}/profile/")
+    expect(host.get_by_test_id("games-played")).to_have_text("1")
+    expect(host.get_by_test_id("history")).to_contain_text(f"#{game.pk}")
+    screenshot(host, "profile")
