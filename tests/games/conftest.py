@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
@@ -56,6 +57,14 @@ def fixed_seeds(monkeypatch):
     """Deals from known seeds, so every test plays the same games on every run."""
     numbers = itertools.count(1)
     monkeypatch.setattr(services, "_new_seed", lambda: f"{next(numbers):064x}")
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each async test runs its own event loop; the Redis layer's locks belong to one loop."""
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -116,6 +125,7 @@ class TableClient:
         self.snapshots = snapshots
         self.communicator: WebsocketCommunicator | None = None
         self.state: dict | None = None
+        self.errors: list[dict] = []
         self.frames = 0
 
     async def connect(self) -> dict:
@@ -145,6 +155,8 @@ class TableClient:
             if message["type"] == "state":
                 await self.check_secrets(message)
                 self.state = message
+            elif message["type"] == "error":
+                self.errors.append(message)
             if wanted is None or message["type"] == wanted:
                 return message
 
@@ -162,6 +174,11 @@ class TableClient:
         leaked = hidden & set(strings_in(message))
         if leaked:
             raise SecretLeak(f"{self.user.username} was shown {sorted(leaked)}")
+
+    async def drain(self) -> None:
+        """Read (and check) everything already sent, e.g. presence updates."""
+        while not await self.communicator.receive_nothing(timeout=0.2):
+            await self.receive()
 
     async def nothing_more(self) -> None:
         assert await self.communicator.receive_nothing(timeout=0.3)

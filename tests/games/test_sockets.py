@@ -1,0 +1,317 @@
+"""The lobby and table sockets over the real ASGI app, Redis channel layer and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.core.management import call_command
+
+from durak_site.asgi import application
+from games import consumers, services
+from games.engine import Game as EngineGame
+from games.engine import split_bank
+from games.engine.bots import choose_action
+from games.models import BankDistribution, Game, GameEvent, Table
+from tests.games.conftest import (
+    OPENING_BALANCE,
+    STAKE,
+    SecretLeak,
+    TableClient,
+    create_player,
+    session_cookie,
+)
+from wallet.selectors import user_balance
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+db = database_sync_to_async
+SAME_ORIGIN = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+
+
+@db
+def players(count: int, **options) -> list:
+    return [create_player(**options) for _ in range(count)]
+
+
+@db
+def open_table(users: list, seats: int, **options) -> Table:
+    table = services.table_create(user=users[0], stake=STAKE, seats=seats, **options)
+    for user in users[1:]:
+        services.table_join(table_id=table.pk, user=user)
+    return table
+
+
+@db
+def current_game(table: Table) -> Game:
+    return Game.objects.filter(table=table).order_by("-number").first()
+
+
+@db
+def count_events(game: Game) -> int:
+    return GameEvent.objects.filter(game=game).count()
+
+
+async def connect_all(users: list, table: Table, snapshots) -> list[TableClient]:
+    clients = [TableClient(user, table.pk, snapshots) for user in users]
+    for client in clients:
+        await client.connect()
+    return clients
+
+
+async def play_through_sockets(table: Table, clients: list[TableClient], watchers=()) -> Game:
+    """Each player's bot moves through his own socket until the game is over."""
+    for _step in range(5000):
+        game = await current_game(table)
+        for client in [*clients, *watchers]:
+            await client.state_at_least(game.version)
+        if game.status != Game.Status.PLAYING:
+            return game
+        engine = EngineGame.from_dict(game.state)
+        seat = engine.waiting_for[0]
+        action = choose_action(engine, seat)
+        await clients[seat].send({"type": "act", "action": action, "version": game.version})
+        await clients[seat].state_at_least(game.version + 1)
+    raise AssertionError("the game did not end")
+
+
+@pytest.fixture
+def fast_clients(monkeypatch):
+    """Bots move far faster than people; the rate limit has its own test."""
+    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000.0)
+
+
+# --- whole games ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+async def test_complete_games_over_sockets_pay_by_places_and_never_leak_cards(
+    seats, snapshots, fast_clients
+):
+    users = await players(seats)
+    spectator = (await players(1))[0]
+    table = await open_table(users, seats)
+    clients = await connect_all(users, table, snapshots)
+    watcher = TableClient(spectator, table.pk, snapshots)
+    await watcher.connect()
+    assert watcher.state["you"] is None and watcher.state["view"]["hand"] == []
+    for seat, client in enumerate(clients):
+        assert client.state["you"] == seat
+        assert len(client.state["view"]["hand"]) == 6
+        assert client.state["game"]["seed"] is None
+        assert len(client.state["game"]["seed_hash"]) == 64
+        assert client.state["deadline"] is not None
+
+    game = await play_through_sockets(table, clients, [watcher])
+
+    engine = EngineGame.from_dict(game.state)
+    rows = {2: [100, 0], 4: [60, 30, 10, 0]}[seats]
+    expected = split_bank(seats * STAKE, engine.places, rows)
+    for seat, user in enumerate(users):
+        assert await db(user_balance)(user=user) == OPENING_BALANCE - STAKE + expected[seat]
+    final = clients[0].state
+    assert final["game"]["status"] == "finished"
+    assert final["game"]["seed"] == game.seed
+    assert {row["seat"]: row["amount"] for row in final["result"]["payouts"]} == expected
+    assert final["result"]["places"] == engine.places
+    assert watcher.state["result"] == final["result"]
+    shares = await db(
+        lambda: dict(BankDistribution.objects.filter(game=game).values_list("seat", "amount"))
+    )()
+    assert shares == expected
+    assert all(client.errors == [] for client in [*clients, watcher])
+    assert sum(client.frames for client in clients) > game.version
+    await db(call_command)("ledger_check")
+    await db(call_command)("verify_game", game.pk)
+    for client in [*clients, watcher]:
+        await client.close()
+
+
+# --- refused messages ----------------------------------------------------------------------
+
+
+BAD_FRAMES = [
+    ("{not json", "invalid_json"),
+    ("[1, 2]", "not_an_object"),
+    ('"act"', "not_an_object"),
+    ("{}", "unknown_type"),
+    ('{"type": "move"}', "unknown_type"),
+    ('{"type": 7}', "unknown_type"),
+    ('{"type": "act", "version": 0}', "bad_message"),
+    ('{"type": "act", "action": {"type": "take"}}', "bad_message"),
+    ('{"type": "act", "action": "take", "version": 0}', "bad_message"),
+    ('{"type": "act", "action": {"type": "take"}, "version": "0"}', "bad_message"),
+    ('{"type": "act", "action": {"type": "take"}, "version": true}', "bad_message"),
+    ('{"type": "act", "action": {"type": "take"}, "version": -1}', "bad_message"),
+    ('{"type": "act", "action": {"type": "take"}, "version": 0, "seat": 1}', "bad_message"),
+    ('{"type": "sync"}', "bad_message"),
+    ('{"type": "ping", "extra": 1}', "bad_message"),
+    (
+        '{"type": "act", "action": {"type": "pass"}, "version": 0, "pad": "' + "x" * 5000 + '"}',
+        "frame_too_large",
+    ),
+]
+
+
+async def test_malformed_frames_are_answered_with_errors_and_change_nothing(snapshots):
+    users = await players(2)
+    table = await open_table(users, 2)
+    game = await current_game(table)
+    client = (await connect_all(users[:1], table, snapshots))[0]
+    for frame, code in BAD_FRAMES:
+        await client.send(frame)
+        error = await client.receive("error")
+        assert error["code"] == code, frame
+        assert error["message"]
+    await client.communicator.send_to(bytes_data=b"\xff\xfe")
+    assert (await client.receive("error"))["code"] == "invalid_json"
+    await client.send({"type": "ping"})
+    assert (await client.receive())["type"] == "pong"
+    await client.nothing_more()
+    assert (await current_game(table)).version == game.version
+    assert await count_events(game) == 0
+    await client.close()
+
+
+async def test_illegal_acts_are_refused_with_the_engine_or_service_code(snapshots):
+    users = await players(2)
+    spectator = (await players(1))[0]
+    table = await open_table(users, 2)
+    game = await current_game(table)
+    engine = EngineGame.from_dict(game.state)
+    leader = engine.waiting_for[0]
+    other = 1 - leader
+    clients = await connect_all(users, table, snapshots)
+    watcher = TableClient(spectator, table.pk, snapshots)
+    await watcher.connect()
+    lead = engine.timeout_action(leader)
+    foreign_card = engine.hand(other)[0]
+    for client in [*clients, watcher]:
+        await client.drain()
+    # A stale client gets the error and then the current state.
+    await clients[leader].send({"type": "act", "action": lead, "version": game.version + 3})
+    assert (await clients[leader].receive())["code"] == "stale_version"
+    assert (await clients[leader].receive())["version"] == game.version
+    cases = [
+        (clients[other], lead, game.version, "not_your_turn"),
+        (clients[other], {"type": "take"}, game.version, "not_your_turn"),
+        (watcher, lead, game.version, "not_a_player"),
+        (clients[leader], {"type": "attack", "cards": [foreign_card]}, 0, "card_not_in_hand"),
+        (clients[leader], {**lead, "seat": other}, game.version, "malformed"),
+        (clients[leader], {"type": "attack", "cards": "6S"}, game.version, "malformed"),
+    ]
+    for client, action, version, code in cases:
+        await client.send({"type": "act", "action": action, "version": version})
+        error = await client.receive()
+        assert (error["type"], error["code"]) == ("error", code), action
+    assert (await current_game(table)).version == game.version
+    assert await count_events(game) == 0
+    for client in clients:
+        await client.nothing_more()
+
+    await clients[leader].send({"type": "act", "action": lead, "version": game.version})
+    state = await clients[leader].state_at_least(game.version + 1)
+    assert state["events"][-1] == {"version": 1, "seat": leader, "action": lead, "automatic": False}
+    for client in [*clients, watcher]:
+        await client.close()
+
+
+async def test_the_rate_limit_refuses_a_flood(snapshots):
+    users = await players(2)
+    table = await open_table(users, 2)
+    client = (await connect_all(users[:1], table, snapshots))[0]
+    for _ in range(40):
+        await client.send({"type": "ping"})
+    replies = [(await client.receive())["type"] for _ in range(40)]
+    assert 20 <= replies.count("pong") < 30
+    assert replies.count("error") == 40 - replies.count("pong")
+    assert client.errors and {error["code"] for error in client.errors} == {"rate_limited"}
+    await client.close()
+
+
+# --- connections ---------------------------------------------------------------------------
+
+
+async def test_a_reconnect_returns_the_same_view_and_presence_is_shown(snapshots):
+    users = await players(2)
+    table = await open_table(users, 2)
+    first, second = await connect_all(users, table, snapshots)
+    state = await first.receive("state")  # the second player's arrival
+    assert [player["connected"] for player in state["players"]] == [True, True]
+    view = first.state["view"]
+    await first.send({"type": "sync", "version": 0})
+    assert (await first.receive("state"))["view"] == view
+
+    await second.close()
+    state = await first.receive("state")
+    assert [player["connected"] for player in state["players"]] == [True, False]
+    again = TableClient(users[1], table.pk, snapshots)
+    state = await again.connect()
+    assert state["view"] == second.state["view"]
+    assert state["version"] == second.state["version"]
+    assert state["players"][1]["connected"]
+    await first.close()
+    await again.close()
+
+
+async def test_unknown_tables_close_with_4404_and_anonymous_sockets_with_4401():
+    user = (await players(1))[0]
+    cookie = (await db(session_cookie)(user)).encode()
+    communicator = WebsocketCommunicator(
+        application, "/ws/table/999999999/", headers=[*SAME_ORIGIN, (b"cookie", cookie)]
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await communicator.receive_output(timeout=2))["code"] == 4404
+    table = await open_table([user], 3)
+    anonymous = WebsocketCommunicator(application, f"/ws/table/{table.pk}/", headers=SAME_ORIGIN)
+    connected, _ = await anonymous.connect()
+    assert (await anonymous.receive_output(timeout=2))["code"] == 4401
+
+
+async def test_the_lobby_lists_open_public_tables_live():
+    creator, guest, third = await players(3)
+    hidden = await open_table([creator], 2, private=True)
+    listed = await open_table([creator], 3)
+    cookie = (await db(session_cookie)(guest)).encode()
+    lobby = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[*SAME_ORIGIN, (b"cookie", cookie)]
+    )
+    assert (await lobby.connect())[0]
+    tables = (await lobby.receive_json_from())["tables"]
+    ids = [entry["id"] for entry in tables]
+    assert listed.pk in ids and hidden.pk not in ids
+    entry = next(entry for entry in tables if entry["id"] == listed.pk)
+    assert (entry["stake"], entry["seats"], entry["taken"]) == (STAKE, 3, 1)
+    assert entry["players"] == [creator.username]
+
+    await db(services.table_join)(table_id=listed.pk, user=guest)
+    message = await lobby.receive_json_from()
+    assert message["type"] == "table" and message["table"]["taken"] == 2
+    await db(services.table_leave)(table_id=listed.pk, user=guest)
+    assert (await lobby.receive_json_from())["table"]["taken"] == 1
+    new = await open_table([third], 2)
+    message = await lobby.receive_json_from()
+    assert message["type"] == "table" and message["table"]["id"] == new.pk
+    await db(services.table_join)(table_id=new.pk, user=guest)  # full: the game starts
+    assert await lobby.receive_json_from() == {"type": "table_removed", "id": new.pk}
+    await lobby.send_json_to({"type": "ping"})
+    assert await lobby.receive_json_from() == {"type": "pong"}
+    await lobby.send_to(text_data=json.dumps({"type": "act"}))
+    assert (await lobby.receive_json_from())["code"] == "unknown_type"
+    await lobby.disconnect()
+
+
+async def test_the_leak_check_flags_a_card_of_another_hand(snapshots):
+    users = await players(2)
+    table = await open_table(users, 2)
+    client = TableClient(users[0], table.pk, snapshots)
+    state = await client.connect()
+    game = await current_game(table)
+    foreign = EngineGame.from_dict(game.state).hand(1)[0]
+    state["players"][0]["nickname"] = foreign
+    with pytest.raises(SecretLeak):
+        await client.check_secrets(state)
+    await client.close()
