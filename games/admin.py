@@ -1,0 +1,182 @@
+"""Staff views of tables and games; payout schemes are editable, the game log is not."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
+from import_export.admin import ExportMixin
+from import_export.formats.base_formats import CSV, XLSX
+from import_export.forms import ExportForm
+
+from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
+from games.resources import GameResource
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class SeatInline(ReadOnlyInline):
+    model = Seat
+    fields = [
+        "position",
+        "user",
+        "joined_at",
+        "left_at",
+        "consecutive_timeouts",
+        "away",
+        "disconnected_at",
+    ]
+    readonly_fields = fields
+
+
+class GameEventInline(ReadOnlyInline):
+    model = GameEvent
+    fields = ["version", "bout", "seat", "action", "automatic", "created_at"]
+    readonly_fields = fields
+
+
+class BankDistributionInline(ReadOnlyInline):
+    model = BankDistribution
+    fields = ["seat", "user", "place", "percent", "amount"]
+    readonly_fields = fields
+
+
+class StakeFilter(admin.SimpleListFilter):
+    title = _("stake")
+    parameter_name = "stake_range"
+    # Upper bounds in minor units.
+    RANGES = {"small": (0, 10_000), "medium": (10_000, 100_000), "large": (100_000, None)}
+
+    def lookups(self, request, model_admin):
+        return [
+            ("small", _("up to 100")),
+            ("medium", _("100 to 1 000")),
+            ("large", _("over 1 000")),
+        ]
+
+    def queryset(self, request, queryset: QuerySet) -> QuerySet:
+        bounds = self.RANGES.get(self.value())
+        if bounds is None:
+            return queryset
+        low, high = bounds
+        queryset = queryset.filter(stake__gt=low)
+        return queryset if high is None else queryset.filter(stake__lte=high)
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "stake",
+        "seats",
+        "status",
+        "private",
+        "commission_percent",
+        "created_by",
+        "created_at",
+    ]
+    list_filter = ["status", "private", StakeFilter, ("created_at", admin.DateFieldListFilter)]
+    search_fields = ["id", "created_by__username"]
+    # Only the house commission of future games is staff's to change.
+    fields = [
+        "stake",
+        "seats",
+        "turn_seconds",
+        "throw_seconds",
+        "commission_percent",
+        "private",
+        "status",
+        "created_by",
+        "created_at",
+    ]
+    readonly_fields = [name for name in fields if name != "commission_percent"]
+    inlines = [SeatInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(ExportMixin, admin.ModelAdmin):
+    resource_classes = [GameResource]
+    formats = [CSV, XLSX]
+    export_form_class = ExportForm
+    list_display = [
+        "id",
+        "table",
+        "number",
+        "status",
+        "stake",
+        "bank",
+        "commission",
+        "started_at",
+        "finished_at",
+    ]
+    list_filter = ["status", StakeFilter, ("started_at", admin.DateFieldListFilter)]
+    search_fields = ["id", "table__id"]
+    date_hierarchy = "started_at"
+    inlines = [BankDistributionInline, GameEventInline]
+
+    def get_fields(self, request, obj=None) -> list[str]:
+        fields = [
+            "table",
+            "number",
+            "status",
+            "players",
+            "stake",
+            "bank",
+            "commission",
+            "percentages",
+            "version",
+            "deadline",
+            "seed_hash",
+            "started_at",
+            "finished_at",
+        ]
+        # While a game runs its seed and state hold every hand: nobody may look, staff neither.
+        if obj is not None and obj.status != Game.Status.PLAYING:
+            fields += ["seed", "state"]
+        return fields
+
+    def get_readonly_fields(self, request, obj=None) -> list[str]:
+        return self.get_fields(request, obj)
+
+    def get_queryset(self, request) -> QuerySet:
+        return super().get_queryset(request).select_related("table")
+
+    def get_export_queryset(self, request) -> QuerySet:
+        return (
+            super()
+            .get_export_queryset(request)
+            .prefetch_related("distribution__user", "table__seat_set__user")
+        )
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(PayoutScheme)
+class PayoutSchemeAdmin(admin.ModelAdmin):
+    list_display = ["players", "percentages"]
+    ordering = ["players"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
