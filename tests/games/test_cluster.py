@@ -1,0 +1,220 @@
+"""Two Daphne processes and a Celery worker share one game through Redis and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection
+from websockets.asyncio.client import connect
+
+from durak_site.celery import app as celery_app
+from games import services
+from games.engine import Game as EngineGame
+from games.engine import split_bank
+from games.engine.bots import choose_action
+from games.models import Game, GameEvent, Table
+from tests.games.conftest import (
+    OPENING_BALANCE,
+    STAKE,
+    Snapshots,
+    create_player,
+    hidden_cards,
+    session_cookie,
+    strings_in,
+)
+from wallet.selectors import user_balance
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+db = database_sync_to_async
+BIN = Path(sys.executable).parent
+BASE_DIR = Path(settings.BASE_DIR)
+# The server's own limit is 10 messages a second per socket; bots stay under it.
+SEND_INTERVAL = 0.11
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the server exited"
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"nothing listens on {port}")
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """Two Daphne servers and one Celery worker on the test database, stopped afterwards."""
+    database = connection.settings_dict
+    credentials = database["USER"] + (f":{database['PASSWORD']}" if database["PASSWORD"] else "")
+    env = {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": (
+            f"postgres://{credentials}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+        ),
+        "REDIS_URL": settings.REDIS_URL,
+        "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
+        "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+        "CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
+        "DJANGO_SETTINGS_MODULE": "durak_site.settings",
+    }
+    celery_app.control.purge()
+    ports = [free_port(), free_port()]
+    commands = [
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "durak_site.asgi:application"]
+        for port in ports
+    ] + [
+        [str(BIN / "celery"), "-A", "durak_site", "worker", "-P", "solo", "-l", "warning"]
+        + ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    ]
+    processes = []
+    for number, command in enumerate(commands):
+        log = open(tmp_path / f"process-{number}.log", "wb")  # noqa: SIM115 - closed below
+        processes.append(
+            (
+                subprocess.Popen(
+                    command,
+                    cwd=BASE_DIR,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                ),
+                log,
+            )
+        )
+    try:
+        for port, (process, _log) in zip(ports, processes, strict=False):
+            wait_for_port(port, process)
+        yield ports
+    finally:
+        for process, _log in processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process, log in processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            log.close()
+
+
+class RemoteClient:
+    """A browser on one of the Daphne servers, logged in by its session cookie."""
+
+    def __init__(self, user, port: int, table_id: int, snapshots: Snapshots) -> None:
+        self.user, self.port, self.table_id, self.snapshots = user, port, table_id, snapshots
+        self.state: dict | None = None
+        self.sent_at = 0.0
+
+    async def connect(self) -> None:
+        cookie = await db(session_cookie)(self.user)
+        self.socket = await connect(
+            f"ws://127.0.0.1:{self.port}/ws/table/{self.table_id}/",
+            origin="http://127.0.0.1",
+            additional_headers={"Cookie": cookie},
+        )
+        await self.state_at_least(0)
+
+    async def act(self, action: dict, version: int) -> None:
+        await asyncio.sleep(max(0.0, self.sent_at + SEND_INTERVAL - time.monotonic()))
+        self.sent_at = time.monotonic()
+        await self.socket.send(json.dumps({"type": "act", "action": action, "version": version}))
+
+    async def state_at_least(self, version: int, timeout: float = 20) -> dict:
+        while self.state is None or self.state["version"] < version:
+            message = json.loads(await asyncio.wait_for(self.socket.recv(), timeout))
+            if message["type"] == "error":
+                # A move raced with the worker's timeout: the next state tells what happened.
+                assert message["code"] == "stale_version", message
+            elif message["type"] == "state":
+                await self.check(message)
+                self.state = message
+        return self.state
+
+    async def check(self, message: dict) -> None:
+        game = message["game"]
+        if game is None or game["status"] != "playing":
+            return
+        engine = await db(self.snapshots.at)(game["id"], message["version"])
+        leaked = hidden_cards(engine, message["you"]) & set(strings_in(message))
+        assert not leaked, f"{self.user.username} was shown {sorted(leaked)}"
+
+
+@db
+def start_fast_game(users: list) -> Table:
+    table = services.table_create(user=users[0], stake=STAKE, seats=2)
+    # One-second clocks for the opening lead, so the worker has to move for the leader.
+    Table.objects.filter(pk=table.pk).update(turn_seconds=1, throw_seconds=1)
+    services.table_join(table_id=table.pk, user=users[1])
+    return table
+
+
+@db
+def latest(table: Table) -> Game:
+    return Game.objects.get(table=table)
+
+
+async def test_players_on_two_servers_finish_a_game_with_a_worker_moving_on_timeout(cluster):
+    users = await db(lambda: [create_player(), create_player()])()
+    table = await start_fast_game(users)
+    snapshots = Snapshots()
+    clients = [
+        RemoteClient(user, port, table.pk, snapshots)
+        for user, port in zip(users, cluster, strict=True)
+    ]
+    for client in clients:
+        await client.connect()
+
+    # Nobody moves: the worker leads for the idle leader once the deadline passes.
+    for client in clients:
+        await client.state_at_least(1)
+    first = await db(GameEvent.objects.get)(game__table=table, version=1)
+    assert first.automatic
+    await db(Table.objects.filter(pk=table.pk).update)(turn_seconds=30, throw_seconds=10)
+
+    for _step in range(2000):
+        game = await latest(table)
+        for client in clients:
+            await client.state_at_least(game.version)
+        if game.status != Game.Status.PLAYING:
+            break
+        engine = EngineGame.from_dict(game.state)
+        seat = engine.waiting_for[0]
+        await clients[seat].act(choose_action(engine, seat), game.version)
+        await clients[seat].state_at_least(game.version + 1)
+    else:
+        raise AssertionError("the game did not end")
+
+    engine = EngineGame.from_dict(game.state)
+    expected = split_bank(2 * STAKE, engine.places, [100, 0])
+    for seat, user in enumerate(users):
+        assert await db(user_balance)(user=user) == OPENING_BALANCE - STAKE + expected[seat]
+    for client in clients:
+        assert client.state["game"]["status"] == "finished"
+        assert client.state["game"]["seed"] == game.seed
+        await client.socket.close()
+    await db(call_command)("ledger_check")
+    await db(call_command)("verify_game", game.pk)
