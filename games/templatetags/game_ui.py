@@ -58,6 +58,7 @@ def _strings() -> dict[str, str]:
         "game_over": _("The game is over"),
         "hint_click_table": _("Click the table (or drag the card there) to play"),
         "hint_click_card": _("Click the card you want to beat"),
+        "drop_here": _("Put your cards here"),
         # buttons
         "do_lead": _("Lead"),
         "do_throw": _("Throw in"),

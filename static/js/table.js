@@ -325,7 +325,7 @@ function renderPlayfield() {
   if (!(v.table || []).length && !v.finished) {
     const notice = document.createElement("div");
     notice.className = "notice";
-    notice.textContent = mySeat() !== null && v.attacker === mySeat() ? t("your_lead") : t("lead_by", { name: nameOf(v.attacker) });
+    notice.textContent = mySeat() !== null && v.attacker === mySeat() ? t("drop_here") : t("lead_by", { name: nameOf(v.attacker) });
     els.playfield.append(notice);
   }
   if (!inFlight && tableMove(options)) {

@@ -220,6 +220,7 @@ def test_two_players_lobby_join_play_to_the_end_and_rematch(
         [anna, boris],
         random.Random(2),
         checkpoints={
+            3: lambda page: screenshot(page, "board-desktop-play"),
             5: check_reload_restores,
             9: lambda page: check_connection_loss_and_resync(daphne_server, [anna, boris]),
         },
@@ -257,6 +258,11 @@ def test_four_players_private_table_by_invitation_on_desktop_and_phone(
     phone = sign_up(browser, live_url, "gleb", viewport=PHONE)
     others = [sign_up(browser, live_url, name) for name in ("dina", "egor")]
 
+    phone.goto(f"{live_url}/")
+    screenshot(phone, "home-phone")
+    phone.goto(f"{live_url}/rules/")
+    expect(phone.get_by_test_id("payout-table")).to_contain_text("60 %")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     phone.goto(f"{live_url}/lobby/")
     expect(phone.get_by_test_id("create-table")).to_be_visible()
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
@@ -291,7 +297,9 @@ def test_four_players_private_table_by_invitation_on_desktop_and_phone(
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(phone, "board-phone")
 
-    stats = play_to_end(pages, random.Random(4))
+    stats = play_to_end(
+        pages, random.Random(4), checkpoints={6: lambda page: screenshot(phone, "board-phone-play")}
+    )
     assert stats["moves"] > 10
 
     game = Game.objects.get(table=table)
