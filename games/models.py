@@ -13,6 +13,8 @@ from django.utils.translation import gettext_lazy as _
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
+# How long the players of a finished game have to confirm a rematch before held stakes return.
+REMATCH_SECONDS = 120
 
 
 class Table(models.Model):

@@ -7,6 +7,7 @@ before the game is over.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -15,7 +16,7 @@ from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
 from games.engine import Game as EngineGame
-from games.models import BankDistribution, Game, GameEvent, Seat, Table
+from games.models import REMATCH_SECONDS, BankDistribution, Game, GameEvent, Seat, Table
 
 LOBBY_GROUP = "games.lobby"
 
@@ -160,9 +161,11 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
     )
     if finished:
         state["result"] = game_result(game=game)
-        if table.status == Table.Status.CLOSED and table_current_game(table=table) == game:
+        until = game.finished_at + timedelta(seconds=REMATCH_SECONDS)
+        if table.status == Table.Status.CLOSED and until > timezone.now():
             state["rematch"] = {
                 "confirmed": sorted(p for p, seat in active.items() if seat.user_id in users),
+                "until": until.isoformat(),
             }
     return state
 

@@ -26,15 +26,21 @@ from django.utils.translation import gettext_lazy as _
 from games import selectors
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction
 from games.engine import Game as EngineGame
-from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
+from games.models import (
+    REMATCH_SECONDS,
+    BankDistribution,
+    Game,
+    GameEvent,
+    PayoutScheme,
+    Seat,
+    Table,
+)
 from wallet import services as wallet_services
 from wallet.services import WalletError
 
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 300
 MIN_THROW_SECONDS, MAX_THROW_SECONDS = 3, 120
 MAX_STAKE = 10**12
-# How long the players of a finished game have to confirm a rematch before held stakes return.
-REMATCH_SECONDS = 120
 # Away players are played for at once; this bounds one chain of such moves so a table of
 # away players still advances through its deadlines instead of in one endless transaction.
 AUTO_MOVES_PER_CHANGE = 300

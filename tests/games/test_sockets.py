@@ -315,3 +315,24 @@ async def test_the_leak_check_flags_a_card_of_another_hand(snapshots):
     with pytest.raises(SecretLeak):
         await client.check_secrets(state)
     await client.close()
+
+
+async def test_errors_speak_the_users_language(snapshots):
+    users = await players(1)
+    table = await open_table(users, 2)
+    russian = TableClient(users[0], table.pk, snapshots)
+    await russian.connect()
+    await russian.send("{")
+    assert (await russian.receive("error"))["message"] == "Сообщение — не корректный JSON."
+    cookie = (await db(session_cookie)(users[0])).encode()
+    english = WebsocketCommunicator(
+        application,
+        f"/ws/table/{table.pk}/",
+        headers=[*SAME_ORIGIN, (b"cookie", cookie + b"; django_language=en")],
+    )
+    assert (await english.connect())[0]
+    await english.receive_json_from()
+    await english.send_to(text_data="{")
+    assert (await english.receive_json_from())["message"] == "The message is not valid JSON."
+    await english.disconnect()
+    await russian.close()
