@@ -25,9 +25,9 @@ MOVE_TIMEOUT_S = 10
 GAME_TIMEOUT_S = 90
 
 
-def sign_up(browser, live_url: str, nickname: str, viewport=DESKTOP) -> Page:
+def sign_up(browser, live_url: str, nickname: str, viewport=DESKTOP, locale="ru-RU") -> Page:
     """A new browser context goes through the real sign-up form; the player is then funded."""
-    context = browser.new_context(viewport=viewport, locale="ru-RU")
+    context = browser.new_context(viewport=viewport, locale=locale)
     context.set_default_timeout(MOVE_TIMEOUT_S * 1000)
     page = context.new_page()
     page.goto(f"{live_url}/accounts/signup/")
@@ -105,7 +105,8 @@ def play_one_move(page: Page, state: dict, rng: random.Random, stats: dict) -> N
             target.click()
         stats["defend"] += 1
     elif "take" in kinds:
-        page.get_by_test_id("take").click()
+        # A double click sends one move: the button is disabled while the move is in flight.
+        page.get_by_test_id("take").dblclick()
         stats["take"] += 1
     elif attacks and not view["table"]:
         lead = (
@@ -149,6 +150,7 @@ def play_to_end(pages: list[Page], rng: random.Random, checkpoints: dict | None 
             if state["you"] in view["waiting_for"] and view["legal_actions"]:
                 play_one_move(page, state, rng, stats)
                 wait_for_version_above(page, state["version"])
+                expect(page.locator("#toast.error")).to_be_hidden()
                 moves += 1
                 if moves in checkpoints:
                     checkpoints[moves](page)
@@ -256,7 +258,10 @@ def test_four_players_private_table_by_invitation_on_desktop_and_phone(
 ):
     host = sign_up(browser, live_url, "vera")
     phone = sign_up(browser, live_url, "gleb", viewport=PHONE)
-    others = [sign_up(browser, live_url, name) for name in ("dina", "egor")]
+    others = [
+        sign_up(browser, live_url, "dina"),
+        sign_up(browser, live_url, "egor", locale="en-US"),
+    ]
 
     phone.goto(f"{live_url}/")
     screenshot(phone, "home-phone")
@@ -311,6 +316,11 @@ def test_four_players_private_table_by_invitation_on_desktop_and_phone(
         user = get_user_model().objects.get(username=name)
         assert user_balance(user=user) == FUNDS - 50_50 + payouts[name]
     screenshot(phone, "result-phone")
+    expect(others[1].get_by_test_id("result")).to_contain_text("Game over")
+    expect(others[1].get_by_test_id("result-headline")).to_contain_text(
+        re.compile(r"is the durak|A draw")
+    )
+    expect(phone.get_by_test_id("result-headline")).to_contain_text(re.compile(r"дурак|Ничья"))
 
     host.get_by_test_id("game-link").click()
     expect(host.get_by_test_id("game-result")).to_contain_text(game.seed)
