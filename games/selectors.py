@@ -33,7 +33,8 @@ def presence_count(table_id: int, user_id: int) -> int:
     return cache.get(presence_key(table_id, user_id)) or 0
 
 
-def _connected(table_id: int, user_ids: list[int]) -> set[int]:
+def connected_users(table_id: int, user_ids: list[int]) -> set[int]:
+    """Those of `user_ids` with at least one open socket at the table."""
     counts = cache.get_many([presence_key(table_id, user_id) for user_id in user_ids])
     return {user_id for user_id in user_ids if counts.get(presence_key(table_id, user_id))}
 
@@ -171,7 +172,7 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
 
 
 def _players(table: Table, users_by_seat: dict, active: dict[int, Seat]) -> list[dict]:
-    connected = _connected(table.pk, [user.pk for user in users_by_seat.values()])
+    connected = connected_users(table.pk, [user.pk for user in users_by_seat.values()])
     return [
         {
             "seat": seat,

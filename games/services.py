@@ -246,6 +246,11 @@ def _game_start(*, table: Table) -> Game:
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])
+    # Players without an open socket start the away clock now, as if they had just left.
+    connected = selectors.connected_users(table.pk, game.players)
+    Seat.objects.filter(pk__in=[seat.pk for seat in seats if seat.user_id not in connected]).update(
+        disconnected_at=timezone.now()
+    )
     _after_change(table=table, game=game, engine=engine)
     return game
 

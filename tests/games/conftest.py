@@ -7,15 +7,18 @@ import json
 from typing import Any
 
 import pytest
+import redis
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
+from django.core.cache import cache
 
 from durak_site.asgi import application
 from durak_site.celery import app as celery_app
-from games import services
+from games import selectors, services
 from games.engine.cards import CODES
 from games.models import Game
 from games.replay import replay_game
@@ -65,6 +68,15 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def no_presence_left():
+    """Ids restart with each test database; presence counts of earlier runs must not count."""
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    for key in client.scan_iter(match=cache.make_key(selectors.presence_key("*", "*"))):
+        client.delete(key)
+    client.close()
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -350,6 +350,21 @@ def test_a_player_disconnected_longer_than_a_turn_is_marked_away_and_played_for(
     assert (lead.seat, lead.automatic) == (leader, True)
 
 
+def test_a_player_who_never_connects_is_marked_away_by_the_sweeper_after_one_turn():
+    game, users = seated_game(2)
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    seats = Seat.objects.filter(table=game.table)
+    assert all(seat.disconnected_at is not None for seat in seats)
+    services.presence_connect(table_id=game.table_id, user=users[1 - leader])
+    assert Seat.objects.get(table=game.table, position=1 - leader).disconnected_at is None
+    assert tasks.sweep_overdue_games() == 0  # one turn has not passed
+    seats.update(disconnected_at=timezone.now() - timedelta(seconds=31))
+    assert tasks.sweep_overdue_games() == 1
+    assert Seat.objects.get(table=game.table, position=leader).away
+    assert not Seat.objects.get(table=game.table, position=1 - leader).away
+    assert GameEvent.objects.get(game=game, version=1).automatic
+
+
 # --- rematch -------------------------------------------------------------------------------
 
 
