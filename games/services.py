@@ -577,6 +577,7 @@ def _schedule_deadline(*, game_id: int, version: int, eta) -> None:
 def _announce(*, table: Table, version: int, lobby: bool = True) -> None:
     """On commit: tell the table's sockets to refresh, and the lobby about the table."""
     table_id = table.pk
+    lobby = lobby and not table.private  # private tables never reach the lobby
 
     def send() -> None:
         layer = get_channel_layer()

@@ -287,6 +287,7 @@ async def test_the_lobby_lists_open_public_tables_live():
     assert (entry["stake"], entry["seats"], entry["taken"]) == (STAKE, 3, 1)
     assert entry["players"] == [creator.username]
 
+    await open_table([third], 2, private=True)  # never announced
     await db(services.table_join)(table_id=listed.pk, user=guest)
     message = await lobby.receive_json_from()
     assert message["type"] == "table" and message["table"]["taken"] == 2
