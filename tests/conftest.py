@@ -13,6 +13,11 @@ def pytest_configure(config: pytest.Config) -> None:
     embedded.start()
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the slow browser tests last, so every quicker result is known first."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate-limit counters and presence live in the real Redis cache: start each test clean.

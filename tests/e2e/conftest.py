@@ -133,13 +133,14 @@ def live_url(daphne_server: LiveServer) -> str:
     return daphne_server.url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator:
     from playwright.sync_api import sync_playwright
 
     executable = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
-    # Playwright's sync API keeps an event loop in this thread; the ORM calls of the tests
-    # (funding players, checking the ledger) are still plain synchronous calls.
+    # Playwright's sync API keeps an event loop in this thread while the browser is open (so
+    # only for one module: async tests elsewhere need the thread without a running loop); the
+    # ORM calls of the tests (funding players, checking the ledger) are plain synchronous calls.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_playwright() as playwright:
