@@ -9,19 +9,9 @@ from import_export.admin import ExportMixin
 from import_export.formats.base_formats import CSV, XLSX
 from import_export.forms import ExportForm
 
+from durak_site.admin_readonly import ReadOnlyInline
 from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
 from games.resources import GameResource
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
 
 class SeatInline(ReadOnlyInline):

@@ -14,6 +14,7 @@ from import_export.admin import ExportMixin
 from import_export.formats.base_formats import CSV, XLSX
 from import_export.forms import ExportForm
 
+from durak_site.admin_readonly import ReadOnlyInline
 from wallet import services
 from wallet.admin_filters import DateRangeFilter, EntryPlayerFilter, TransactionPlayerFilter
 from wallet.forms import StaffAdjustmentForm
@@ -166,18 +167,10 @@ class AccountAdmin(ReadOnlyAdmin):
         return response
 
 
-class EntryInline(admin.TabularInline):
+class EntryInline(ReadOnlyInline):
     model = Entry
     fields = ["account", "amount", "balance_after"]
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(LedgerTransaction)
