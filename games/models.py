@@ -149,6 +149,14 @@ class Game(models.Model):
     bank = models.PositiveBigIntegerField(_("bank"))
     commission = models.PositiveBigIntegerField(_("commission"), null=True, blank=True)
     percentages = models.JSONField(_("payout percentages by place"), null=True, blank=True)
+    stalemate = models.BooleanField(
+        _("stalemate"),
+        default=False,
+        help_text=_(
+            "Everyone still in was away and the server's moves for them would have repeated "
+            "forever: they share the remaining places."
+        ),
+    )
 
     class Meta:
         verbose_name = _("game")

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from games.engine import Game as EngineGame
 from games.models import REMATCH_SECONDS, BankDistribution, Game, GameEvent, Seat, Table
+from games.replay import final_places
 
 LOBBY_GROUP = "games.lobby"
 
@@ -191,8 +192,9 @@ def game_result(*, game: Game) -> dict[str, Any]:
     shares = BankDistribution.objects.filter(game=game).select_related("user")
     engine = EngineGame.from_dict(game.state)
     return {
-        "places": engine.places,
-        "durak": engine.durak,
+        "places": final_places(game, engine),
+        "durak": None if game.stalemate else engine.durak,
+        "stalemate": game.stalemate,
         "bank": game.bank,
         "commission": game.commission,
         "payouts": [

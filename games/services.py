@@ -35,6 +35,7 @@ from games.models import (
     Seat,
     Table,
 )
+from games.replay import auto_play_is_endless, final_places, seats_still_in
 from wallet import services as wallet_services
 from wallet.services import WalletError
 
@@ -374,18 +375,31 @@ def _record(
 
 
 def _after_change(*, table: Table, game: Game, engine: EngineGame) -> None:
-    """Play for away players, then finish the game or set its next deadline; save; announce."""
+    """Play for away players, then finish the game or set its next deadline; save; announce.
+
+    When everyone still in is away and the server's moves for them would repeat forever, the
+    game ends at once in a stalemate: they share the places still to be given.
+    """
     away = set(_active_seats(table).filter(away=True).values_list("position", flat=True))
+    checked: list[int] | None = None
     for _move in range(AUTO_MOVES_PER_CHANGE):
+        if engine.finished:
+            break
+        still_in = seats_still_in(engine)
+        if still_in != checked:  # the answer changes only when someone leaves
+            checked = still_in
+            if away.issuperset(still_in) and auto_play_is_endless(engine):
+                game.stalemate = True
+                break
         seat = next((seat for seat in engine.waiting_for if seat in away), None)
-        if engine.finished or seat is None:
+        if seat is None:
             break
         action = engine.timeout_action(seat)
         bout = engine.bouts
         engine.apply(seat, action)
         _record(game=game, engine=engine, seat=seat, action=action, bout=bout, automatic=True)
     game.state = engine.to_dict()
-    if engine.finished:
+    if engine.finished or game.stalemate:
         _game_finish(table=table, game=game, engine=engine)
     else:
         seconds = table.turn_seconds if engine.deadline_kind == "turn" else table.throw_seconds
@@ -400,7 +414,7 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
     players = len(game.players)
     scheme = PayoutScheme.objects.filter(players=players).first()
     percentages = list(scheme.percentages if scheme else DEFAULT_PERCENTAGES[players])
-    places = engine.places
+    places = final_places(game, engine)
     settlement = wallet_services.bank_settle(
         table_id=table.pk,
         game_id=game.pk,

@@ -332,6 +332,59 @@ def test_acting_himself_brings_an_away_player_back():
     assert (seat.consecutive_timeouts, seat.away) == (0, False)
 
 
+def everyone_away_times_out(game: Game) -> Game:
+    """Every player is away; the one the game waits for lets his deadline pass."""
+    Seat.objects.filter(table=game.table, left_at__isnull=True).update(away=True)
+    game.refresh_from_db()
+    expire_deadline(game)
+    assert tasks.game_deadline(game.pk, game.version)
+    game.refresh_from_db()
+    return game
+
+
+def test_three_players_all_away_end_in_a_stalemate_and_share_the_bank():
+    game, users = seated_game(3)
+    engine = EngineGame.from_dict(game.state)
+    # Left to themselves, the server's moves pass the same cards round the table for ever.
+    loop = engine.copy()
+    for _move in range(5000):
+        seat = loop.waiting_for[0]
+        loop.apply(seat, loop.timeout_action(seat))
+    assert not loop.finished
+
+    game = everyone_away_times_out(game)
+    assert (game.status, game.stalemate, game.deadline) == (Game.Status.FINISHED, True, None)
+    assert game.version < 10  # ended as soon as the repetition was certain, not after it
+    assert EngineGame.from_dict(game.state).places == []  # nobody had left: all share place 1
+    shares = list(BankDistribution.objects.filter(game=game).order_by("seat"))
+    # (80 + 20 + 0) / 3 % of 3 stakes each: the stakes come back exactly.
+    assert [(share.place, str(share.percent), share.amount) for share in shares] == [
+        (1, "33.3333", STAKE)
+    ] * 3
+    assert [user_balance(user=user) for user in users] == [OPENING_BALANCE] * 3
+    assert Table.objects.get(pk=game.table_id).status == Table.Status.CLOSED
+    call_command("verify_game", game.pk)
+    call_command("ledger_check")
+
+
+def test_two_players_all_away_play_on_to_a_normal_result():
+    game, users = seated_game(2)
+    game = everyone_away_times_out(game)
+    engine = EngineGame.from_dict(game.state)
+    assert (game.status, game.stalemate, engine.finished) == (Game.Status.FINISHED, False, True)
+    assert engine.durak is not None
+    assert all(event.automatic for event in GameEvent.objects.filter(game=game))
+    call_command("verify_game", game.pk)
+
+
+def test_verify_game_rejects_a_stalemate_the_server_moves_would_have_ended():
+    game, users = seated_game(2)
+    game = everyone_away_times_out(game)
+    Game.objects.filter(pk=game.pk).update(stalemate=True)
+    with pytest.raises(CommandError):
+        call_command("verify_game", game.pk)
+
+
 def test_a_player_disconnected_longer_than_a_turn_is_marked_away_and_played_for():
     game, users = seated_game(2)
     leader = EngineGame.from_dict(game.state).waiting_for[0]
