@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -136,7 +137,9 @@ class TableConsumer(JsonSocket):
 
     async def open(self) -> None:
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
-        if not await database_sync_to_async(_table_open)(self.table_id, self.user):
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        invite_code = query.get("invite", [""])[0]
+        if not await database_sync_to_async(_table_open)(self.table_id, self.user, invite_code):
             await self.refuse(CLOSE_NOT_FOUND)
             return
         self.joined = True
@@ -174,8 +177,12 @@ class TableConsumer(JsonSocket):
                 await self.send_state()
 
 
-def _table_open(table_id: int, user) -> bool:
-    if not Table.objects.filter(pk=table_id).exists():
+def _table_open(table_id: int, user, invite_code: str) -> bool:
+    table = Table.objects.filter(pk=table_id).first()
+    # A private table the user may not see does not exist for him, as on its page.
+    if table is None or not selectors.table_visible_to(
+        table=table, user=user, invite_code=invite_code
+    ):
         return False
     services.presence_connect(table_id=table_id, user=user)
     return True

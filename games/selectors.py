@@ -7,6 +7,7 @@ before the game is over.
 
 from __future__ import annotations
 
+import secrets
 from datetime import timedelta
 from typing import Any
 
@@ -85,6 +86,15 @@ def table_lobby_entry(*, table_id: int) -> dict[str, Any] | None:
 
 
 # --- the table state -----------------------------------------------------------------------
+
+
+def table_visible_to(*, table: Table, user, invite_code: str = "") -> bool:
+    """Public tables are open to every player; a private one to its players and invitees."""
+    if not table.private:
+        return True
+    if invite_code and secrets.compare_digest(invite_code.encode(), table.invite_code.encode()):
+        return True
+    return bool(user.is_authenticated) and Seat.objects.filter(table=table, user=user).exists()
 
 
 def table_current_game(*, table: Table) -> Game | None:

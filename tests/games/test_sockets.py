@@ -271,6 +271,32 @@ async def test_unknown_tables_close_with_4404_and_anonymous_sockets_with_4401():
     assert (await anonymous.receive_output(timeout=2))["code"] == 4401
 
 
+async def test_a_private_table_is_watched_only_by_its_players_and_invitees(snapshots):
+    host, stranger, invitee = await players(3)
+    table = await open_table([host], 2, private=True)
+
+    async def close_code(user, query: str = "") -> int | None:
+        cookie = (await db(session_cookie)(user)).encode()
+        communicator = WebsocketCommunicator(
+            application,
+            f"/ws/table/{table.pk}/{query}",
+            headers=[*SAME_ORIGIN, (b"cookie", cookie)],
+        )
+        connected, _ = await communicator.connect()
+        assert connected
+        output = await communicator.receive_output(timeout=2)
+        await communicator.disconnect()
+        return output.get("code") if output["type"] == "websocket.close" else None
+
+    assert await close_code(stranger) == 4404
+    assert await close_code(stranger, "?invite=wrong") == 4404
+    assert await close_code(invitee, f"?invite={table.invite_code}") is None
+    seated = TableClient(host, table.pk, snapshots)
+    state = await seated.connect()
+    assert (state["you"], state["table"]["invite_code"]) == (0, table.invite_code)
+    await seated.close()
+
+
 async def test_the_lobby_lists_open_public_tables_live():
     creator, guest, third = await players(3)
     hidden = await open_table([creator], 2, private=True)
