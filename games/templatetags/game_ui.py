@@ -6,7 +6,7 @@ from django import template
 from django.conf import settings
 from django.utils.html import format_html, json_script
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
 from games.services import ERROR_MESSAGES
@@ -25,11 +25,27 @@ def _strings() -> dict[str, str]:
         "rank_Q": _("Q"),
         "rank_K": _("K"),
         "rank_A": _("A"),
+        # spoken card names for screen readers: "queen of spades" / "дама пик"
+        "card_name": _("%(rank)s of %(suit)s"),
+        "rank_name_6": pgettext("card rank", "six"),
+        "rank_name_7": pgettext("card rank", "seven"),
+        "rank_name_8": pgettext("card rank", "eight"),
+        "rank_name_9": pgettext("card rank", "nine"),
+        "rank_name_T": pgettext("card rank", "ten"),
+        "rank_name_J": pgettext("card rank", "jack"),
+        "rank_name_Q": pgettext("card rank", "queen"),
+        "rank_name_K": pgettext("card rank", "king"),
+        "rank_name_A": pgettext("card rank", "ace"),
+        "suit_name_S": pgettext("card suit", "spades"),
+        "suit_name_C": pgettext("card suit", "clubs"),
+        "suit_name_D": pgettext("card suit", "diamonds"),
+        "suit_name_H": pgettext("card suit", "hearts"),
         # table information
         "stake": _("Stake"),
         "bank": _("Bank"),
         "commission": _("Commission"),
         "turn_time": _("Move time"),
+        "throw_time": _("Throw-in time"),
         "seconds_short": _("s"),
         "talon": _("Talon"),
         "trump": _("Trump"),
@@ -48,7 +64,8 @@ def _strings() -> dict[str, str]:
         "your_lead": _("Your lead: choose a card and put it on the table"),
         "lead_by": _("%(name)s leads"),
         "you_defend": _("Beat the cards, transfer or take"),
-        "you_may_throw": _("You may throw in, or press Done / Pass"),
+        "you_may_throw_done": _("Everything is beaten: throw in more, or press Done"),
+        "you_may_throw_pass": _("You may throw in, or press Pass"),
         "you_may_throw_taking": _("Defender takes: throw in as much as you like, or pass"),
         "waiting_for": _("Waiting for %(names)s"),
         "waiting_players": _("Waiting for players: %(taken)s/%(total)s"),

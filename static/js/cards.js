@@ -19,6 +19,11 @@ export function cardText(code) {
   return `${rankLabel(rankOf(code))}${SUIT_SYMBOLS[suitOf(code)]}`;
 }
 
+/** The spoken name for screen readers: "дама пик" / "queen of spades". */
+export function cardName(code) {
+  return t("card_name", { rank: t(`rank_name_${rankOf(code)}`), suit: t(`suit_name_${suitOf(code)}`) });
+}
+
 /** Inline HTML-free text node group for logs: "7♠", coloured red for ♦♥. */
 export function cardSpan(code) {
   const span = document.createElement("span");
@@ -42,7 +47,7 @@ export function cardElement(code, { size = "", trump = false } = {}) {
   card.className = `pcard${isRed(code) ? " red" : ""}${size ? ` ${size}` : ""}${trump ? " trump-mark" : ""}`;
   card.dataset.card = code;
   card.setAttribute("role", "img");
-  card.setAttribute("aria-label", cardText(code));
+  card.setAttribute("aria-label", cardName(code));
   const label = rankLabel(rank);
   const corner = (where) => {
     const node = document.createElement("span");

@@ -8,21 +8,6 @@ export function t(key, params = {}) {
   return template.replace(/%\((\w+)\)s/g, (match, name) => (name in params ? String(params[name]) : match));
 }
 
-/** Pick the plural form for Russian or English; `forms` is "one|few|many" (English: "one|other"). */
-export function plural(key, count) {
-  const forms = t(key).split("|");
-  const lang = document.documentElement.lang || "ru";
-  let index;
-  if (lang.startsWith("ru")) {
-    const n10 = count % 10;
-    const n100 = count % 100;
-    index = n10 === 1 && n100 !== 11 ? 0 : n10 >= 2 && n10 <= 4 && (n100 < 10 || n100 >= 20) ? 1 : 2;
-  } else {
-    index = count === 1 ? 0 : 1;
-  }
-  return (forms[Math.min(index, forms.length - 1)] || "").replace("%(count)s", String(count));
-}
-
 /** Read JSON rendered with Django's json_script. */
 export function readJson(id, fallback = null) {
   const node = document.getElementById(id);

@@ -2,13 +2,15 @@
 // The server decides everything; this code only shows the state and offers legal moves.
 import { backElement, cardElement, rankOf, sortHand, SUIT_SYMBOLS } from "./cards.js";
 import { describeEvent, leadFlags } from "./events.js";
-import { formatMoney, plural, readJson, t } from "./i18n.js";
+import { formatMoney, readJson, t } from "./i18n.js";
 import { ReconnectingSocket } from "./socket.js";
 
 const root = document.getElementById("table-app");
 const tableId = Number(root.dataset.tableId);
 const MOVE_TIMEOUT_MS = 8000;
 const DRAG_THRESHOLD_PX = 6;
+const HAND_GAP_PX = 6;
+const HAND_MIN_VISIBLE_PX = 40; // of an overlapped card: its corner stays readable and a tap target
 
 const els = {
   banner: document.getElementById("conn-banner"),
@@ -158,7 +160,8 @@ function renderInfo() {
   if (Number(table.commission_percent) > 0) {
     parts.push([t("commission"), `${Number(table.commission_percent)} %`]);
   }
-  parts.push([t("turn_time"), `${table.turn_seconds}/${table.throw_seconds} ${t("seconds_short")}`]);
+  parts.push([t("turn_time"), `${table.turn_seconds} ${t("seconds_short")}`]);
+  parts.push([t("throw_time"), `${table.throw_seconds} ${t("seconds_short")}`]);
   els.info.replaceChildren(
     ...parts.map(([label, value]) => {
       const item = document.createElement("span");
@@ -206,6 +209,7 @@ function seatElement(seat, { isMe = false } = {}) {
   dot.className = `status-dot${player.connected === false ? " off" : ""}`;
   dot.title = player.connected === false ? t("disconnected") : t("connected");
   name.append(dot, document.createTextNode(player.nickname));
+  name.title = player.nickname; // narrow seats cut long nicknames short
   node.append(name);
 
   const roles = document.createElement("div");
@@ -223,7 +227,7 @@ function seatElement(seat, { isMe = false } = {}) {
     if ((v.passed || []).includes(seat)) role("passed", t("role_passed"));
   }
   if (player.away) role("away", t("role_away"));
-  if (player.connected === false) role("away", t("role_offline"));
+  if (player.connected === false) role("offline", t("role_offline"));
   node.append(roles);
 
   if (!isMe && v) {
@@ -254,6 +258,7 @@ function renderSeats() {
   const mine = mySeat();
   const others = mine === null ? order : order.slice(1);
   els.opponents.replaceChildren(...others.map((seat) => seatElement(seat)));
+  els.opponents.dataset.count = String(others.length);
   const meSeat = els.me.querySelector(".seat");
   if (mine !== null) {
     const node = seatElement(mine, { isMe: true });
@@ -351,11 +356,17 @@ function statusLine(v) {
   if (mine !== null && waiting.includes(mine)) {
     if (v.defender === mine && !v.taking) return t("you_defend");
     if ((v.table || []).length === 0) return t("your_lead");
-    return v.taking ? t("you_may_throw_taking") : t("you_may_throw");
+    if (v.taking) return t("you_may_throw_taking");
+    return passLabelIsDone(v) ? t("you_may_throw_done") : t("you_may_throw_pass");
   }
   if (!waiting.length) return "";
   const names = waiting.map(nameOf).join(", ");
   return t("waiting_for", { names });
+}
+
+/** Russian players say "Бито" for the attacker's side when all is beaten, "Пас" for the rest. */
+function passLabelIsDone(v) {
+  return v.attacker === mySeat() && !v.taking;
 }
 
 function waitingBox() {
@@ -389,15 +400,41 @@ function renderHand() {
   }
   const options = moveOptions();
   const playable = playableCards(options);
-  for (const code of sortHand(v.hand || [], v.trump_suit)) {
+  const cards = sortHand(v.hand || [], v.trump_suit).map((code) => {
     const card = cardElement(code, { trump: code[1] === v.trump_suit });
     const canPlay = playable.has(code) && !inFlight;
     card.classList.add(canPlay ? "playable" : "disabled");
     if (selected.includes(code)) card.classList.add("selected");
+    card.setAttribute("role", "button");
     card.tabIndex = canPlay ? 0 : -1;
+    card.setAttribute("aria-disabled", canPlay ? "false" : "true");
     card.setAttribute("aria-pressed", selected.includes(code) ? "true" : "false");
-    els.hand.append(card);
-  }
+    return card;
+  });
+  els.hand.append(...handRows(cards));
+}
+
+/**
+ * Lay the hand out in as few rows as keep every card's corner readable and tappable:
+ * cards spread out when there is room and overlap (then wrap into more rows) when there is not.
+ */
+function handRows(cards) {
+  const style = getComputedStyle(els.hand);
+  const cardWidth = parseFloat(style.getPropertyValue("--card-w")) || 74;
+  const available = els.hand.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const perRowMax = available > cardWidth ? Math.floor((available - cardWidth) / HAND_MIN_VISIBLE_PX) + 1 : cards.length;
+  const rows = Math.max(1, Math.ceil(cards.length / Math.max(1, perRowMax)));
+  const perRow = Math.ceil(cards.length / rows);
+  const step = perRow > 1 && available > cardWidth
+    ? Math.min(cardWidth + HAND_GAP_PX, (available - cardWidth) / (perRow - 1))
+    : cardWidth + HAND_GAP_PX;
+  els.hand.style.setProperty("--hand-overlap", `${Math.floor(step - cardWidth)}px`);
+  return Array.from({ length: rows }, (_, row) => {
+    const node = document.createElement("div");
+    node.className = "hand-row";
+    node.append(...cards.slice(row * perRow, (row + 1) * perRow));
+    return node;
+  });
 }
 
 function button(text, cls, onClick, testid) {
@@ -423,8 +460,7 @@ function renderActions() {
   }
   if (options.take) els.actions.append(button(t("take"), "take", () => sendAction({ type: "take" }), "take"));
   if (options.pass) {
-    const label = v.attacker === mySeat() && !v.taking ? t("done") : t("pass");
-    els.actions.append(button(label, "pass", () => sendAction({ type: "pass" }), "pass"));
+    els.actions.append(button(passLabelIsDone(v) ? t("done") : t("pass"), "pass", () => sendAction({ type: "pass" }), "pass"));
   }
   if (selected.length) {
     els.actions.append(button(t("cancel"), "ghost", () => { selected = []; render(); }, "cancel"));
@@ -460,8 +496,11 @@ function renderFairness() {
 
 function renderResult() {
   const result = state.result;
+  const appearing = Boolean(result) && els.result.hidden;
   els.result.hidden = !result;
   if (!result) return;
+  // On a phone the board fills the screen: bring the result into view when the game ends.
+  if (appearing) requestAnimationFrame(() => els.result.scrollIntoView({ block: "nearest" }));
   els.result.replaceChildren();
   const box = document.createElement("div");
   box.className = "result";
@@ -568,6 +607,7 @@ function tick() {
   });
 }
 setInterval(tick, 250);
+window.addEventListener("resize", () => renderHand());
 
 // ------------------------------------------------------------------ balance in the header
 

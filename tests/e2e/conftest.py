@@ -161,3 +161,57 @@ def screenshot():
         return path
 
     return save
+
+
+@pytest.fixture
+def play_out():
+    """Finish a game through the service with the heuristic bot playing every seat."""
+    from django.contrib.auth import get_user_model
+
+    from games import services
+    from games.engine import Game as EngineGame
+    from games.engine.bots import choose_action
+    from games.models import Game
+
+    def finish(game: Game) -> Game:
+        users = get_user_model().objects.in_bulk(game.players)
+        while game.status == Game.Status.PLAYING:
+            engine = EngineGame.from_dict(game.state)
+            seat = engine.waiting_for[0]
+            services.game_apply_action(
+                game_id=game.pk,
+                user=users[game.players[seat]],
+                action=choose_action(engine, seat),
+                expected_version=game.version,
+            )
+            game.refresh_from_db()
+        return game
+
+    return finish
+
+
+@pytest.fixture
+def off_loop():
+    """Run ``fn`` in a plain thread: Playwright's sync API keeps an event loop in this one, and
+    the services broadcast to sockets through ``async_to_sync``, which refuses such a thread."""
+    import threading
+
+    def run(fn, *args, **kwargs):
+        outcome: dict = {}
+
+        def target() -> None:
+            try:
+                outcome["value"] = fn(*args, **kwargs)
+            except BaseException as error:  # handed back to the test below
+                outcome["error"] = error
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=target)
+        thread.start()
+        thread.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+    return run

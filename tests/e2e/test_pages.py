@@ -12,7 +12,6 @@ from django.urls import reverse
 
 from games import services
 from games.engine import Game as EngineGame
-from games.engine.bots import choose_action
 from games.models import Game, PayoutScheme, Seat, Table
 from wallet.selectors import user_balance
 from wallet.services import deposit
@@ -51,22 +50,6 @@ def embedded_state(response) -> dict:
         re.S,
     )
     return json.loads(match.group(1))
-
-
-def play_out(game: Game) -> Game:
-    """Finish a game through the service with the heuristic bot playing every seat."""
-    users = get_user_model().objects.in_bulk(game.players)
-    while game.status == Game.Status.PLAYING:
-        engine = EngineGame.from_dict(game.state)
-        seat = engine.waiting_for[0]
-        services.game_apply_action(
-            game_id=game.pk,
-            user=users[game.players[seat]],
-            action=choose_action(engine, seat),
-            expected_version=game.version,
-        )
-        game.refresh_from_db()
-    return game
 
 
 def test_lobby_asks_visitors_to_log_in(client):
@@ -179,7 +162,7 @@ def test_the_table_page_embeds_only_the_viewers_own_cards(client):
     assert spectator["you"] is None and spectator["view"]["hand"] == []
 
 
-def test_finished_game_result_replay_profile_and_leaderboard(client):
+def test_finished_game_result_replay_profile_and_leaderboard(client, play_out):
     host, guest = player(), player()
     table = services.table_create(user=host, stake=100_00, seats=2)
     services.table_join(table_id=table.pk, user=guest)
