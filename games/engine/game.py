@@ -310,14 +310,15 @@ class Game:
                 for pair in state["table"]
             ]
             game._taking = bool(state["taking"])
-            game._passed = mask_of(state["passed"])
-            game._out = mask_of(state["out"])
-            game._places = [list(group) for group in state["places"]]
+            game._passed = mask_of(_state_seats(state["passed"], game._players))
+            game._out = mask_of(_state_seats(state["out"], game._players))
+            game._places = _position_places(state["places"], game._players)
             game._first_bout = bool(state["first_bout"])
             game._finished = bool(state["finished"])
             game._bouts = state["bouts"]
         except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"damaged game state: {error!r}") from error
+        _check_state(game)
         game._table_ranks = 0
         for card in game._attacks + game._defenses:
             if card >= 0:
@@ -727,6 +728,33 @@ class Game:
             {"attack": CODES[attack], "defense": None if defense < 0 else CODES[defense]}
             for attack, defense in zip(self._attacks, self._defenses, strict=True)
         ]
+
+
+def _state_seats(seats: object, players: int) -> list[int]:
+    if not isinstance(seats, list) or not all(
+        _is_int(seat) and 0 <= seat < players for seat in seats
+    ):
+        raise ValueError(f"damaged game state: bad seats {seats!r}")
+    return seats
+
+
+def _check_state(game: Game) -> None:
+    """A stored state holds each of the 36 cards exactly once and names real seats."""
+    table = [*game._attacks, *(card for card in game._defenses if card >= 0)]
+    lists = [game._talon, table]
+    masks = [*game._hands, game._discard, mask_of(game._talon), mask_of(table)]
+    everything = 0
+    for mask in masks:
+        everything |= mask
+    count = sum(hand.bit_count() for hand in game._hands) + game._discard.bit_count()
+    count += sum(len(cards) for cards in lists)
+    if count != DECK_SIZE or everything != (1 << DECK_SIZE) - 1:
+        raise ValueError("damaged game state: the 36 cards are not all there exactly once")
+    seats = (game._attacker, game._defender)
+    if not all(_is_int(seat) and 0 <= seat < game._players for seat in seats):
+        raise ValueError("damaged game state: attacker and defender must be seats")
+    if not _is_int(game._bouts) or game._bouts < 0:
+        raise ValueError("damaged game state: bouts must be a non-negative int")
 
 
 def _lowest_trump_holder(hands: list[int], trump: int) -> int | None:

@@ -104,6 +104,15 @@ def test_state_round_trips_through_json():
         lambda state: state.update(trump="X"),
         lambda state: state.update(table=[{"attack": "ZZ", "defense": None}]),
         lambda state: state.update(talon="6S"),
+        lambda state: state["hands"][0].append(state["hands"][1][0]),
+        lambda state: state["hands"][0].pop(),
+        lambda state: state["talon"].append(state["talon"][0]),
+        lambda state: state.update(attacker=5),
+        lambda state: state.update(defender="1"),
+        lambda state: state.update(passed=[7]),
+        lambda state: state.update(out=[True]),
+        lambda state: state.update(places=[[9]]),
+        lambda state: state.update(bouts=-1),
     ],
 )
 def test_from_dict_rejects_a_damaged_state(damage):
