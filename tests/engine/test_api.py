@@ -179,3 +179,63 @@ def test_from_position_rejects_bad_positions(change):
 def test_from_position_accepts_a_trump_card_when_the_talon_is_empty():
     game = Game.from_position({**GOOD_POSITION, "talon": [], "trump_card": "9H"})
     assert game.view(0)["trump_card"] == "9H" and game.view(0)["talon_size"] == 0
+
+
+def test_from_position_defaults_to_no_first_bout_and_an_empty_talon():
+    game = Game.from_position(
+        {
+            "hands": [["6S", "9C"], [], ["6C", "KD"], ["8S", "8C"]],
+            "trump": "H",
+            "attacker": 0,
+            "places": [[1]],
+        }
+    )
+    view = game.view(None)
+    assert view["first_bout"] is False and view["talon_size"] == 0
+    assert view["trump_card"] is None and view["trump_suit"] == "H"
+    assert view["out"] == [1] and view["places"] == [[1]] and game.defender == 2
+    assert game.legal_actions(1) == []
+    with pytest.raises(IllegalAction) as raised:
+        game.apply(1, {"type": "attack", "cards": ["6S"]})
+    assert raised.value.code == "not_your_turn"
+    game.apply(0, {"type": "attack", "cards": ["6S"]})
+    game.apply(2, {"type": "transfer", "cards": ["6C"]})
+    assert game.defender == 3
+
+
+CONTRACT_VIEW_KEYS = {
+    "seat",
+    "hand",
+    "hand_sizes",
+    "talon_size",
+    "trump_card",
+    "trump_suit",
+    "table",
+    "attacker",
+    "defender",
+    "taking",
+    "passed",
+    "out",
+    "places",
+    "finished",
+    "first_bout",
+    "waiting_for",
+    "legal_actions",
+}
+
+
+def test_view_holds_every_contract_key_and_survives_json():
+    game = mid_bout_game()
+    for seat in (None, 0, 1, 2):
+        view = game.view(seat)
+        assert view.keys() >= CONTRACT_VIEW_KEYS
+        assert json.loads(json.dumps(view)) == view
+    view = game.view(1)
+    assert view["seat"] == 1 and view["hand"] == ["7S", "8C", "KD"]
+    assert view["hand_sizes"] == [2, 3, 2] and view["talon_size"] == 2
+    assert view["trump_card"] == "JH" and view["trump_suit"] == "H"
+    assert view["table"] == [{"attack": "6S", "defense": None}]
+    assert (view["attacker"], view["defender"], view["taking"]) == (0, 1, False)
+    assert view["passed"] == [] and view["out"] == [] and view["places"] == []
+    assert view["finished"] is False and view["first_bout"] is False
+    assert view["waiting_for"] == [1] and view["legal_actions"] == game.legal_actions(1)

@@ -347,6 +347,51 @@ def test_transfer_skips_players_who_are_out():
     assert game.defender == 3
 
 
+def test_transfer_counts_thrown_in_cards_among_those_the_new_defender_must_hold():
+    short = position("6S 6D 9C", "6C KD AS", "8S 8C")
+    short.apply(0, attack("6S"))
+    short.apply(0, attack("6D"))
+    assert_rejected(short, 1, transfer("6C"), "transfer_not_allowed")
+    assert [a for a in short.legal_actions(1) if a["type"] == "transfer"] == []
+    enough = position("6S 6D 9C", "6C KD AS", "8S 8C 8D")
+    enough.apply(0, attack("6S"))
+    enough.apply(0, attack("6D"))
+    enough.apply(1, transfer("6C"))
+    assert enough.defender == 2 and len(table(enough)) == 3
+
+
+def test_defender_may_list_every_beat_every_single_card_transfer_and_take():
+    game = position("6S 9C 9D", "7S 6C 6H AS", "8S 8C 8D 9H")
+    game.apply(0, attack("6S"))
+    listed = game.legal_actions(1)
+    assert sorted(map(str, listed)) == sorted(
+        map(
+            str,
+            [
+                defend("6S", "7S"),
+                defend("6S", "AS"),
+                defend("6S", "6H"),
+                transfer("6C"),
+                transfer("6H"),
+                TAKE,
+            ],
+        )
+    )
+    assert len(listed) == 6
+
+
+def test_taken_after_a_transfer_the_player_left_of_the_final_defender_leads():
+    game = position("6S 9C 9D", "6C KD", "8S 8C 7D", talon="TC JC QC KC AC TH")
+    game.apply(0, attack("6S"))
+    game.apply(1, transfer("6C"))
+    game.apply(2, TAKE)
+    assert game.bouts == 1
+    assert hand(game, 0) == {"9C", "9D", "TC", "JC", "QC", "KC"}
+    assert hand(game, 1) == {"KD", "AC", "TH"}
+    assert hand(game, 2) == {"8S", "8C", "7D", "6S", "6C"}
+    assert game.attacker == 0 and game.defender == 1
+
+
 # ---------------------------------------------------------------- §3.2 take
 
 
@@ -452,6 +497,21 @@ def test_no_six_card_or_first_bout_five_card_limit():
     for attacked, card in [("9S", "TS"), ("8C", "TC"), ("8D", "TD")]:
         game.apply(1, defend(attacked, card))
     assert game.view(None)["discard_size"] == discarded + 14
+
+
+def test_after_take_throw_ins_may_use_beating_ranks_and_outnumber_the_defenders_hand():
+    game = position("6S 6C 8C 8H 6D", "8S KD", "8D 6H TS")
+    game.apply(0, attack("6S", "6C"))
+    game.apply(1, defend("6S", "8S"))
+    game.apply(1, TAKE)
+    assert {str(a) for a in game.legal_actions(0)} == {
+        str(attack(card)) for card in ("6D", "8C", "8H")
+    } | {str(PASS)}
+    game.apply(0, attack("8C", "8H", "6D"))
+    assert game.waiting_for == [2]
+    game.apply(2, attack("8D", "6H"))
+    assert game.bouts == 1
+    assert hand(game, 1) == {"KD", "6S", "8S", "6C", "8C", "8H", "6D", "8D", "6H"}
 
 
 # ---------------------------------------------------------------- §3.4 pass
