@@ -131,7 +131,9 @@ CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
-            "hosts": [REDIS_URL],
+            # The layer blocks up to 5 s waiting for messages; redis-py's own 5 s read timeout
+            # would cut every quiet socket, so reads on these connections never time out.
+            "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
             "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "durak"),
         },
     }

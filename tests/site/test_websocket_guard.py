@@ -1,5 +1,7 @@
 """Every WebSocket goes through the origin check and refuses anonymous users."""
 
+import asyncio
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -63,4 +65,20 @@ async def test_logged_in_user_from_our_origin_is_accepted():
     )
     connected, _ = await communicator.connect()
     assert connected
+    await communicator.disconnect()
+
+
+async def test_an_idle_socket_stays_open():
+    """Nothing is said for longer than the Redis client's default read timeout (5 s)."""
+    cookie = await _session_cookie_for("Tihon")
+    communicator = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[*SAME_ORIGIN, (b"cookie", cookie)]
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    first = await communicator.receive_json_from(timeout=5)
+    assert first["type"] == "tables"
+    await asyncio.sleep(7)
+    await communicator.send_json_to({"type": "ping"})
+    assert await communicator.receive_json_from(timeout=5) == {"type": "pong"}
     await communicator.disconnect()
