@@ -99,6 +99,9 @@ def _strings() -> dict[str, str]:
         "seed_hidden": _("revealed when the game ends"),
         "result_title": _("Game over"),
         "result_draw": _("A draw: no durak this time"),
+        "result_stalemate": _(
+            "Everyone still in was away and the game could not go on: they share the places left"
+        ),
         "result_durak": _("%(name)s is the durak"),
         "place": _("Place"),
         "player": _("Player"),

@@ -35,6 +35,11 @@ let inFlight = null; // {version, timer} while a move awaits the server's answer
 let serverOffsetMs = 0; // server clock minus local clock
 let drag = null;
 let lastBalanceVersion = null;
+// The server sends the moves of the current bout only; the page keeps the earlier bouts it
+// has seen (their cards were all on the table) so the log still shows who took or beat off.
+const LOG_BOUTS_KEPT = 12;
+let logGame = null;
+let logBouts = []; // [{key: version of the bout's first move, events}]
 
 // ------------------------------------------------------------------ state helpers
 
@@ -124,6 +129,7 @@ function onMessage(message) {
     if (previousGame !== state.game?.id) selected = [];
     selected = selected.filter((card) => (view()?.hand || []).includes(card));
     clearInFlight();
+    rememberEvents();
     render();
     maybeRefreshBalance();
   } else if (message.type === "error") {
@@ -467,18 +473,33 @@ function renderActions() {
   }
 }
 
-function renderLog() {
+function rememberEvents() {
+  if (logGame !== (state.game?.id ?? null)) {
+    logGame = state.game?.id ?? null;
+    logBouts = [];
+  }
   const events = state.events || [];
-  const flags = leadFlags(events);
-  els.log.replaceChildren(
-    ...events.map((event, index) => {
+  if (!events.length) return;
+  const last = logBouts[logBouts.length - 1];
+  if (last && last.key === events[0].version) last.events = events;
+  else logBouts = [...logBouts, { key: events[0].version, events }].slice(-LOG_BOUTS_KEPT);
+}
+
+function renderLog() {
+  const items = [];
+  [...logBouts].reverse().forEach((bout, index) => {
+    if (index) items.push(Object.assign(document.createElement("li"), { className: "bout-sep", role: "separator" }));
+    const flags = leadFlags(bout.events);
+    const lines = bout.events.map((event, position) => {
       const item = document.createElement("li");
       if (event.automatic) item.classList.add("auto");
-      item.append(describeEvent(event, { isLead: flags[index], nameOf }));
+      item.append(describeEvent(event, { isLead: flags[position], nameOf }));
       return item;
-    }).reverse(),
-  );
-  if (!events.length) {
+    });
+    items.push(...lines.reverse()); // newest first
+  });
+  els.log.replaceChildren(...items);
+  if (!items.length) {
     els.log.append(Object.assign(document.createElement("li"), { className: "muted", textContent: t("log_empty") }));
   }
 }
@@ -510,9 +531,9 @@ function renderResult() {
   const headline = document.createElement("div");
   headline.className = "headline";
   headline.dataset.testid = "result-headline";
-  headline.textContent = result.durak === null || result.durak === undefined
-    ? t("result_draw")
-    : t("result_durak", { name: nameOf(result.durak) });
+  if (result.stalemate) headline.textContent = t("result_stalemate");
+  else if (result.durak === null || result.durak === undefined) headline.textContent = t("result_draw");
+  else headline.textContent = t("result_durak", { name: nameOf(result.durak) });
   const table = document.createElement("table");
   const head = table.createTHead().insertRow();
   [t("place"), t("player"), t("percent"), t("payout")].forEach((text, index) => {
@@ -533,7 +554,7 @@ function renderResult() {
     tr.insertCell().textContent = row.nickname ?? nameOf(row.seat);
     const percent = tr.insertCell();
     percent.className = "num";
-    percent.textContent = `${Number(row.percent).toLocaleString()} %`;
+    percent.textContent = `${Number(row.percent).toLocaleString(document.documentElement.lang, { maximumFractionDigits: 2 })} %`;
     const amount = tr.insertCell();
     amount.className = "num";
     amount.textContent = formatMoney(row.amount);

@@ -215,3 +215,26 @@ def off_loop():
         return outcome["value"]
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _close_pages_before_flush(request) -> Iterator[None]:
+    """After a browser test, close its pages and wait until the server's last database work
+    (marking the players disconnected) is done: the flush that follows truncates every table
+    and would deadlock with it."""
+    yield
+    if "browser" not in request.fixturenames:
+        return
+    for context in request.getfixturevalue("browser").contexts:
+        context.close()
+    time.sleep(0.5)  # the server notices the closed sockets and starts its updates
+    deadline = time.monotonic() + 10
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state <> 'idle'"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)
