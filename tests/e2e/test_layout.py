@@ -112,6 +112,12 @@ def test_six_players_fit_a_phone_with_readable_cards_and_tap_targets(
     assert page_width(page) <= PHONE["width"]
     screenshot(page, "board-phone-6-en")
 
+    switch_language(page, "ru")
+    page.goto(f"{live_url}/wallet/")
+    expect(page.get_by_test_id("wallet-balance")).to_contain_text("990,00")
+    assert page_width(page) <= PHONE["width"]
+    screenshot(page, "wallet-phone")
+
 
 def visible_text(page: Page) -> str:
     return page.evaluate("document.body.innerText")
@@ -151,6 +157,7 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
         words = set(re.findall(r"[A-Za-z]{2,}", text))
         hex_words = {word for word in words if re.fullmatch(r"[0-9a-f]+", word)}
         assert not words - latin_allowed - hex_words, (path, words - latin_allowed - hex_words)
+    page.goto(f"{live_url}/game/{finished.pk}/")
     screenshot(page, "game-detail-ru")
 
     switch_language(page, "en")
