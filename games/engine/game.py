@@ -199,7 +199,7 @@ class Game:
         """Any position with an empty table, for tests and replays (ENGINE_CONTRACT.md).
 
         Cards in no hand and not in the talon are out of the game (discarded). An optional
-        "trump_card" names the face-up card when the talon is empty.
+        "trump_card" names the face-up card when the talon is empty (None: no card shown).
         """
         if not isinstance(position, dict):
             raise ValueError("position must be a dict")
@@ -221,7 +221,7 @@ class Game:
         if trump is None:
             raise ValueError("trump must be one of " + ", ".join(SUITS))
         trump_card = talon[-1] if talon else None
-        if "trump_card" in position:
+        if position.get("trump_card") is not None:  # None, as to_dict writes it: not shown
             trump_card = _position_cards([position["trump_card"]])[0]
             if talon and trump_card != talon[-1]:
                 raise ValueError("trump_card must be the last card of the talon")

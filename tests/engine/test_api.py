@@ -239,3 +239,10 @@ def test_view_holds_every_contract_key_and_survives_json():
     assert view["passed"] == [] and view["out"] == [] and view["places"] == []
     assert view["finished"] is False and view["first_bout"] is False
     assert view["waiting_for"] == [1] and view["legal_actions"] == game.legal_actions(1)
+
+
+def test_from_position_reads_a_trump_card_of_none_as_no_card_shown():
+    game = Game.from_position({**GOOD_POSITION, "talon": [], "trump_card": None})
+    assert game.view(0)["trump_card"] is None and game.view(0)["trump_suit"] == "H"
+    with_talon = Game.from_position({**GOOD_POSITION, "trump_card": None})
+    assert with_talon.view(0)["trump_card"] == "9H"
