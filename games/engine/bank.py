@@ -29,7 +29,9 @@ def split_bank(
     or a table of rows keyed by the number of players. Seats that share a list add up the
     percentages of the places they take together and split the sum equally. Each share is
     rounded down; the units left over go one each in place order (earlier place first, then
-    lower seat), so the payouts always add up to exactly `bank`. Raises ValueError on bad input.
+    lower seat), so the payouts always add up to exactly `bank`. `places` may leave out the
+    last places (a durak not yet listed) when their percentages are 0. Raises ValueError on bad
+    input.
     """
     if type(bank) is not int or bank < 0:
         raise ValueError("bank must be a non-negative int of minor units")
@@ -40,6 +42,10 @@ def split_bank(
             raise ValueError(f"no percentages for {seats} players")
         percentages = percentages[seats]
     row = _checked_row(percentages, seats)
+    if any(seat >= len(row) for group in groups for seat in group):
+        raise ValueError(f"seats are numbered 0..{len(row) - 1}")
+    if any(row[seats:]):
+        raise ValueError("places must list every seat whose place is paid")
     payouts: dict[int, int] = {}
     taken = 0
     for group in groups:
@@ -65,18 +71,19 @@ def _checked_places(places: object) -> list[list[int]]:
         if any(type(seat) is not int for seat in group):
             raise ValueError("seats are ints")
         groups.append(sorted(group))
-    seats = sorted(seat for group in groups for seat in group)
-    if seats != list(range(len(seats))):
-        raise ValueError("places must name every seat 0..n-1 exactly once")
+    seats = [seat for group in groups for seat in group]
+    if len(set(seats)) != len(seats) or min(seats) < 0:
+        raise ValueError("places must name each seat (a non-negative int) once")
     return groups
 
 
 def _checked_row(row: object, seats: int) -> list[Fraction]:
-    if isinstance(row, str | bytes) or not isinstance(row, Sequence) or len(row) != seats:
+    if isinstance(row, str | bytes) or not isinstance(row, Sequence) or len(row) < seats:
         raise ValueError(f"percentages must give one value for each of the {seats} places")
-    if any(type(value) not in (int, Decimal, Fraction) for value in row):
-        raise ValueError("percentages are ints (or exact Decimal / Fraction values)")
-    exact = [Fraction(value) for value in row]
+    if any(type(value) not in (int, float, Decimal, Fraction) for value in row):
+        raise ValueError("percentages are numbers")
+    # A float is read as the decimal it prints as (12.5 -> 25/2), never as its binary value.
+    exact = [Fraction(str(value)) if type(value) is float else Fraction(value) for value in row]
     if sum(exact) != 100:
         raise ValueError("percentages must add up to 100")
     if exact[-1] != 0 or any(later > earlier for earlier, later in itertools.pairwise(exact)):

@@ -67,6 +67,20 @@ def test_exact_decimal_percentages_are_accepted():
     assert split_bank(800, [[0], [1], [2]], row) == {0: 500, 1: 300, 2: 0}
 
 
+def test_float_percentages_are_read_as_the_decimals_they_print_as():
+    assert split_bank(800, [[0], [1], [2]], [62.5, 37.5, 0.0]) == {0: 500, 1: 300, 2: 0}
+
+
+def test_places_may_leave_out_an_unpaid_durak():
+    # RULES §7 without the durak's own list: A (seat 0) is the durak and gets nothing anyway.
+    assert split_bank(40000, [[1], [2, 3]], [60, 30, 10, 0]) == {1: 24000, 2: 8000, 3: 8000}
+
+
+def test_places_must_list_every_paid_place():
+    with pytest.raises(ValueError):
+        split_bank(40000, [[1], [2]], [60, 30, 10, 0])
+
+
 @pytest.mark.parametrize(
     ("bank", "places", "percentages"),
     [
@@ -85,7 +99,6 @@ def test_exact_decimal_percentages_are_accepted():
         (100, [[0], [1]], [90, 0]),
         (100, [[0], [1]], [40, 60]),
         (100, [[0], [1], [2]], [80, 10, 10]),
-        (100, [[0], [1]], [100.0, 0]),
         (100, [[0], [1]], [-10, 110]),
         (100, [[0], [1]], {3: [80, 20, 0]}),
         (100, [[0], [1]], None),
