@@ -7,7 +7,7 @@ from django.db.models import Count, F, Func, IntegerField, Q, Sum
 from django.db.models.functions import Coalesce
 
 from games.engine import DEFAULT_PERCENTAGES
-from games.models import MAX_PLAYERS, BankDistribution, Game, PayoutScheme, Seat, Table
+from games.models import MAX_PLAYERS, BankDistribution, Game, PayoutScheme, Table
 from games.replay import replay_game
 
 HISTORY_LIMIT = 50
@@ -39,11 +39,6 @@ def user_active_tables(*, user) -> list[Table]:
         .annotate(taken=Count("seat_set", filter=Q(seat_set__left_at__isnull=True)))
         .order_by("-created_at")
     )
-
-
-def user_sat_at(*, user, table: Table) -> bool:
-    """Whether the user ever sat at the table (so may see it even when it is private)."""
-    return bool(user.is_authenticated) and Seat.objects.filter(table=table, user=user).exists()
 
 
 class _PlayerCount(Func):

@@ -6,8 +6,6 @@ Views stay thin: they read through selectors and ``games.stats`` and change thin
 
 from __future__ import annotations
 
-import secrets
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -70,20 +68,11 @@ def table_create(request: HttpRequest) -> HttpResponse:
     return redirect("table_detail", table_id=table.pk)
 
 
-def _may_see(table: Table, user, invite_code: str) -> bool:
-    """Private tables are shown to their players and to holders of the invitation."""
-    if not table.private:
-        return True
-    if invite_code and secrets.compare_digest(invite_code.encode(), table.invite_code.encode()):
-        return True
-    return stats.user_sat_at(user=user, table=table)
-
-
 @login_required
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     table = get_object_or_404(Table, pk=table_id)
     invite_code = request.GET.get("invite", "")
-    if not _may_see(table, request.user, invite_code):
+    if not selectors.table_visible_to(table=table, user=request.user, invite_code=invite_code):
         raise Http404
     state = selectors.table_state_for(table=table, user=request.user)
     return render(
@@ -142,7 +131,7 @@ def balance(request: HttpRequest) -> JsonResponse:
 
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game.objects.select_related("table"), pk=game_id)
-    if game.table.private and not stats.user_sat_at(user=request.user, table=game.table):
+    if not selectors.table_visible_to(table=game.table, user=request.user):
         raise Http404
     finished = game.status == Game.Status.FINISHED
     return render(

@@ -783,7 +783,10 @@ document.querySelectorAll("[data-copy]").forEach((node) => {
 
 // ------------------------------------------------------------------ start
 
-socket = new ReconnectingSocket(`/ws/table/${tableId}/`, {
+// An invitee who has not sat down yet may watch a private table with the page's invitation.
+const inviteCode = new URLSearchParams(window.location.search).get("invite");
+const socketPath = `/ws/table/${tableId}/${inviteCode ? `?invite=${encodeURIComponent(inviteCode)}` : ""}`;
+socket = new ReconnectingSocket(socketPath, {
   onMessage,
   onStatus,
   onOpen: () => socket.send({ type: "sync", version: state.version ?? 0 }),
