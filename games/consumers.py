@@ -7,6 +7,8 @@ own user's view, so no message ever carries another seat's cards.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from typing import Any
@@ -18,7 +20,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from games import selectors, services
+from games import presence, selectors, services
 from games.models import Game, Table
 from games.services import ERROR_MESSAGES, GameError
 
@@ -134,15 +136,19 @@ class TableConsumer(JsonSocket):
 
     messages = TABLE_MESSAGES
     joined = False
+    heartbeat: asyncio.Task | None = None
 
     async def open(self) -> None:
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         invite_code = query.get("invite", [""])[0]
-        if not await database_sync_to_async(_table_open)(self.table_id, self.user, invite_code):
+        if not await database_sync_to_async(_table_open)(
+            self.table_id, self.user, invite_code, self.channel_name
+        ):
             await self.refuse(CLOSE_NOT_FOUND)
             return
         self.joined = True
+        self.heartbeat = asyncio.create_task(self.keep_presence())
         self.group = selectors.table_group(self.table_id)
         # Joined before the first state is read, so no later change can be missed.
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -151,9 +157,21 @@ class TableConsumer(JsonSocket):
 
     async def disconnect(self, code: int) -> None:
         if self.joined:
+            if self.heartbeat is not None:
+                self.heartbeat.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self.heartbeat
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await database_sync_to_async(services.presence_disconnect)(
-                table_id=self.table_id, user=self.user
+                table_id=self.table_id, user=self.user, connection=self.channel_name
+            )
+
+    async def keep_presence(self) -> None:
+        # Runs as long as this process does: if it dies, the socket stops counting by itself.
+        while True:
+            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+            await database_sync_to_async(services.presence_heartbeat)(
+                table_id=self.table_id, user=self.user, connection=self.channel_name
             )
 
     async def send_state(self) -> None:
@@ -177,14 +195,14 @@ class TableConsumer(JsonSocket):
                 await self.send_state()
 
 
-def _table_open(table_id: int, user, invite_code: str) -> bool:
+def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:
     table = Table.objects.filter(pk=table_id).first()
     # A private table the user may not see does not exist for him, as on its page.
     if table is None or not selectors.table_visible_to(
         table=table, user=user, invite_code=invite_code
     ):
         return False
-    services.presence_connect(table_id=table_id, user=user)
+    services.presence_connect(table_id=table_id, user=user, connection=connection)
     return True
 
 

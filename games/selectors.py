@@ -12,10 +12,10 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
+from games import presence
 from games.engine import Game as EngineGame
 from games.models import REMATCH_SECONDS, BankDistribution, Game, GameEvent, Seat, Table
 from games.replay import final_places
@@ -25,20 +25,6 @@ LOBBY_GROUP = "games.lobby"
 
 def table_group(table_id: int) -> str:
     return f"games.table.{table_id}"
-
-
-def presence_key(table_id: int, user_id: int) -> str:
-    return f"games:presence:{table_id}:{user_id}"
-
-
-def presence_count(table_id: int, user_id: int) -> int:
-    return cache.get(presence_key(table_id, user_id)) or 0
-
-
-def connected_users(table_id: int, user_ids: list[int]) -> set[int]:
-    """Those of `user_ids` with at least one open socket at the table."""
-    counts = cache.get_many([presence_key(table_id, user_id) for user_id in user_ids])
-    return {user_id for user_id in user_ids if counts.get(presence_key(table_id, user_id))}
 
 
 # --- lobby ---------------------------------------------------------------------------------
@@ -183,7 +169,7 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
 
 
 def _players(table: Table, users_by_seat: dict, active: dict[int, Seat]) -> list[dict]:
-    connected = connected_users(table.pk, [user.pk for user in users_by_seat.values()])
+    connected = presence.connected(table.pk, [user.pk for user in users_by_seat.values()])
     return [
         {
             "seat": seat,

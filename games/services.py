@@ -16,14 +16,13 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from games import selectors
+from games import presence, selectors
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction
 from games.engine import Game as EngineGame
 from games.models import (
@@ -47,7 +46,6 @@ MAX_STAKE = 10**12
 AUTO_MOVES_PER_CHANGE = 300
 # The sweeper leaves a just-passed deadline to its own task for this long.
 SWEEP_GRACE = timedelta(seconds=1)
-PRESENCE_TTL = 24 * 3600
 
 ERROR_MESSAGES: dict[str, Promise] = {
     # The engine's codes (games.engine.IllegalAction.code).
@@ -248,7 +246,7 @@ def _game_start(*, table: Table) -> Game:
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])
     # Players without an open socket start the away clock now, as if they had just left.
-    connected = selectors.connected_users(table.pk, game.players)
+    connected = presence.connected(table.pk, game.players)
     Seat.objects.filter(pk__in=[seat.pk for seat in seats if seat.user_id not in connected]).update(
         disconnected_at=timezone.now()
     )
@@ -331,6 +329,7 @@ def games_sweep() -> int:
     ).values_list("pk", "version")
     for game_id, version in overdue:
         done += game_timeout(game_id=game_id, version=version)
+    _presence_lost()
     gone = Seat.objects.filter(
         left_at__isnull=True,
         away=False,
@@ -502,12 +501,19 @@ def rematch_expire(*, table_id: int) -> bool:
 # --- presence and away ----------------------------------------------------------------------
 
 
-def presence_connect(*, table_id: int, user) -> None:
-    """Count one more open socket of the user at the table; a seated player is back."""
-    key = selectors.presence_key(table_id, user.pk)
-    cache.add(key, 0, PRESENCE_TTL)
-    cache.incr(key)
-    cache.touch(key, PRESENCE_TTL)
+def presence_connect(*, table_id: int, user, connection: str) -> None:
+    """Record one more open socket of the user at the table; a seated player is back."""
+    presence.add(table_id, user.pk, connection)
+    _presence_back(table_id=table_id, user=user)
+
+
+def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
+    """Keep an open socket counted; one already given up for lost counts again."""
+    if presence.add(table_id, user.pk, connection):
+        _presence_back(table_id=table_id, user=user)
+
+
+def _presence_back(*, table_id: int, user) -> None:
     with transaction.atomic():
         Seat.objects.filter(
             table_id=table_id, user_id=user.pk, left_at__isnull=True, disconnected_at__isnull=False
@@ -517,16 +523,10 @@ def presence_connect(*, table_id: int, user) -> None:
             _announce(table=table, version=_current_version(table), lobby=False)
 
 
-def presence_disconnect(*, table_id: int, user) -> None:
-    """Count one socket fewer; when a playing seat's last socket closes, start the away clock."""
-    key = selectors.presence_key(table_id, user.pk)
-    try:
-        left = cache.decr(key)
-    except ValueError:
-        left = 0
-    if left > 0:
+def presence_disconnect(*, table_id: int, user, connection: str) -> None:
+    """Forget one socket; when a playing seat's last socket closes, start the away clock."""
+    if presence.remove(table_id, user.pk, connection) > 0:
         return
-    cache.delete(key)
     with transaction.atomic():
         table = Table.objects.filter(pk=table_id).first()
         if table is None:
@@ -548,6 +548,33 @@ def presence_disconnect(*, table_id: int, user) -> None:
         _announce(table=table, version=_current_version(table), lobby=False)
 
 
+def _presence_lost() -> None:
+    """Start the away clock of playing seats whose sockets all died with their process.
+
+    Their sockets never said goodbye; they stopped counting once their heartbeats went stale.
+    """
+    seated = Seat.objects.filter(
+        left_at__isnull=True,
+        away=False,
+        disconnected_at__isnull=True,
+        table__status=Table.Status.PLAYING,
+    ).values_list("pk", "table_id", "user_id")
+    by_table: dict[int, list[tuple[int, int]]] = {}
+    for seat_id, table_id, user_id in seated:
+        by_table.setdefault(table_id, []).append((seat_id, user_id))
+    for table_id, seats in by_table.items():
+        live = presence.connected(table_id, [user_id for _seat, user_id in seats])
+        lost = [seat_id for seat_id, user_id in seats if user_id not in live]
+        if not lost:
+            continue
+        with transaction.atomic():
+            table = Table.objects.get(pk=table_id)
+            Seat.objects.filter(pk__in=lost, disconnected_at__isnull=True).update(
+                disconnected_at=timezone.now()
+            )
+            _announce(table=table, version=_current_version(table), lobby=False)
+
+
 def seat_mark_away(*, seat_id: int) -> bool:
     """Mark a player away who has been disconnected longer than one turn time (RULES §5)."""
     with transaction.atomic():
@@ -563,7 +590,7 @@ def seat_mark_away(*, seat_id: int) -> bool:
             or seat.away
             or seat.disconnected_at is None
             or seat.disconnected_at > timezone.now() - timedelta(seconds=table.turn_seconds)
-            or selectors.presence_count(table_id, seat.user_id) > 0
+            or presence.count(table_id, seat.user_id) > 0
         ):
             return False
         seat.away = True

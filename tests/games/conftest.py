@@ -14,11 +14,10 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
-from django.core.cache import cache
 
 from durak_site.asgi import application
 from durak_site.celery import app as celery_app
-from games import selectors, services
+from games import presence, services
 from games.engine.cards import CODES
 from games.models import Game
 from games.replay import replay_game
@@ -74,7 +73,7 @@ def fresh_channel_layer():
 def no_presence_left():
     """Ids restart with each test database; presence counts of earlier runs must not count."""
     client = redis.Redis.from_url(settings.REDIS_URL)
-    for key in client.scan_iter(match=cache.make_key(selectors.presence_key("*", "*"))):
+    for key in client.scan_iter(match=presence.key("*", "*")):
         client.delete(key)
     client.close()
 

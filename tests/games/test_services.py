@@ -388,8 +388,8 @@ def test_verify_game_rejects_a_stalemate_the_server_moves_would_have_ended():
 def test_a_player_disconnected_longer_than_a_turn_is_marked_away_and_played_for():
     game, users = seated_game(2)
     leader = EngineGame.from_dict(game.state).waiting_for[0]
-    services.presence_connect(table_id=game.table_id, user=users[leader])
-    services.presence_disconnect(table_id=game.table_id, user=users[leader])
+    services.presence_connect(table_id=game.table_id, user=users[leader], connection="tab")
+    services.presence_disconnect(table_id=game.table_id, user=users[leader], connection="tab")
     seat = Seat.objects.get(table=game.table, position=leader)
     assert seat.disconnected_at is not None
     assert not tasks.seat_away_check(seat.pk)  # one turn has not passed yet
@@ -408,7 +408,7 @@ def test_a_player_who_never_connects_is_marked_away_by_the_sweeper_after_one_tur
     leader = EngineGame.from_dict(game.state).waiting_for[0]
     seats = Seat.objects.filter(table=game.table)
     assert all(seat.disconnected_at is not None for seat in seats)
-    services.presence_connect(table_id=game.table_id, user=users[1 - leader])
+    services.presence_connect(table_id=game.table_id, user=users[1 - leader], connection="tab")
     assert Seat.objects.get(table=game.table, position=1 - leader).disconnected_at is None
     assert tasks.sweep_overdue_games() == 0  # one turn has not passed
     seats.update(disconnected_at=timezone.now() - timedelta(seconds=31))

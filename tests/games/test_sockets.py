@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
 import pytest
+import redis
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.core.management import call_command
 
 from durak_site.asgi import application
-from games import consumers, services
+from games import consumers, presence, services
 from games.engine import Game as EngineGame
 from games.engine import split_bank
 from games.engine.bots import choose_action
@@ -254,6 +258,25 @@ async def test_a_reconnect_returns_the_same_view_and_presence_is_shown(snapshots
     assert state["players"][1]["connected"]
     await first.close()
     await again.close()
+
+
+async def test_an_open_socket_keeps_its_presence_fresh_with_heartbeats(snapshots, monkeypatch):
+    monkeypatch.setattr(presence, "HEARTBEAT_SECONDS", 0.05)
+    users = await players(2)
+    table = await open_table(users, 2)
+    client = TableClient(users[0], table.pk, snapshots)
+    await client.connect()
+    redis_client = redis.Redis.from_url(settings.REDIS_URL)
+    name = presence.key(table.pk, users[0].pk)
+    # Age the socket's last sighting as if no heartbeat had come for a minute.
+    for member in redis_client.zrange(name, 0, -1):
+        redis_client.zadd(name, {member: time.time() - presence.STALE_SECONDS - 1})
+    assert await db(presence.count)(table.pk, users[0].pk) == 0
+    await asyncio.sleep(0.5)
+    assert await db(presence.count)(table.pk, users[0].pk) == 1
+    await client.close()
+    assert await db(presence.count)(table.pk, users[0].pk) == 0
+    redis_client.close()
 
 
 async def test_unknown_tables_close_with_4404_and_anonymous_sockets_with_4401():

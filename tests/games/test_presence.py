@@ -1,0 +1,126 @@
+"""Presence: every open table socket counts, and a socket whose process died stops counting."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import timedelta
+
+import pytest
+import redis
+from django.conf import settings
+from django.utils import timezone
+
+from games import presence, selectors, services, tasks
+from games.engine import Game as EngineGame
+from games.models import Seat
+from tests.games.test_services import seated_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def crashed_socket(table_id: int, user_id: int, *, seconds_ago: float) -> None:
+    """A socket recorded by a process that then died: it was last seen `seconds_ago`."""
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    client.zadd(presence.key(table_id, user_id), {"dead-process-socket": time.time() - seconds_ago})
+    client.close()
+
+
+def connected_flags(game) -> list[bool]:
+    state = selectors.table_state_for(table=game.table, user=None)
+    return [player["connected"] for player in state["players"]]
+
+
+def test_each_socket_counts_until_it_closes():
+    game, users = seated_game(2)
+    for tab in ("tab-1", "tab-2"):
+        services.presence_connect(table_id=game.table_id, user=users[0], connection=tab)
+    services.presence_connect(table_id=game.table_id, user=users[0], connection="tab-1")  # again
+    assert presence.count(game.table_id, users[0].pk) == 2
+    assert connected_flags(game) == [True, False]
+
+    services.presence_disconnect(table_id=game.table_id, user=users[0], connection="tab-1")
+    assert Seat.objects.get(table=game.table, position=0).disconnected_at is None
+    assert connected_flags(game) == [True, False]
+    services.presence_disconnect(table_id=game.table_id, user=users[0], connection="tab-2")
+    assert presence.count(game.table_id, users[0].pk) == 0
+    assert Seat.objects.get(table=game.table, position=0).disconnected_at is not None
+    assert connected_flags(game) == [False, False]
+
+
+def test_many_quick_connects_and_disconnects_leave_exactly_the_open_sockets():
+    game, users = seated_game(2)
+    rng = random.Random(7)
+    sockets = [f"socket-{n}" for n in range(1000)]
+    kept = set(rng.sample(sockets, 3))
+    # Sockets open and close in any interleaving (many processes), each closing after it opened.
+    pending = {name: ["open"] + ([] if name in kept else ["close"]) for name in sockets}
+    while pending:
+        name = rng.choice(list(pending))
+        step = pending[name].pop(0)
+        if not pending[name]:
+            del pending[name]
+        if step == "open":
+            presence.add(game.table_id, users[0].pk, name)
+        else:
+            left = presence.remove(game.table_id, users[0].pk, name)
+            assert left == presence.count(game.table_id, users[0].pk) >= 0
+    assert presence.count(game.table_id, users[0].pk) == len(kept)
+    for name in kept:
+        services.presence_disconnect(table_id=game.table_id, user=users[0], connection=name)
+    assert presence.count(game.table_id, users[0].pk) == 0
+    assert Seat.objects.get(table=game.table, position=0).disconnected_at is not None
+
+
+def test_a_socket_of_a_crashed_process_stops_counting_within_a_minute():
+    game, users = seated_game(2)
+    crashed_socket(game.table_id, users[0].pk, seconds_ago=presence.HEARTBEAT_SECONDS)
+    assert presence.count(game.table_id, users[0].pk) == 1
+    assert connected_flags(game) == [True, False]
+
+    crashed_socket(game.table_id, users[0].pk, seconds_ago=presence.STALE_SECONDS + 1)
+    assert presence.STALE_SECONDS <= 60
+    assert presence.count(game.table_id, users[0].pk) == 0
+    assert connected_flags(game) == [False, False]
+
+
+def test_a_heartbeat_keeps_a_socket_counted_and_brings_back_one_given_up():
+    game, users = seated_game(2)
+    services.presence_connect(table_id=game.table_id, user=users[0], connection="tab")
+    crashed_socket(game.table_id, users[0].pk, seconds_ago=presence.STALE_SECONDS + 1)
+    services.presence_heartbeat(table_id=game.table_id, user=users[0], connection="tab")
+    assert presence.count(game.table_id, users[0].pk) == 1
+
+    Seat.objects.filter(table=game.table, position=1).update(disconnected_at=timezone.now())
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    client.zadd(presence.key(game.table_id, users[1].pk), {"tab": time.time() - 120})
+    client.close()
+    services.presence_heartbeat(table_id=game.table_id, user=users[1], connection="tab")
+    assert presence.count(game.table_id, users[1].pk) == 1
+    assert Seat.objects.get(table=game.table, position=1).disconnected_at is None
+
+
+def test_a_player_whose_process_crashed_is_marked_away_after_one_turn():
+    game, users = seated_game(2)
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    for user in users:
+        services.presence_connect(table_id=game.table_id, user=user, connection="tab")
+    seats = Seat.objects.filter(table=game.table)
+    assert all(seat.disconnected_at is None for seat in seats)
+    # The leader's process dies: his socket never closes, it just stops being refreshed.
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    client.zadd(presence.key(game.table_id, users[leader].pk), {"tab": time.time() - 61})
+    client.close()
+    services.presence_heartbeat(table_id=game.table_id, user=users[1 - leader], connection="tab")
+
+    assert tasks.sweep_overdue_games() == 0  # noticed now; one turn has not passed
+    lost = Seat.objects.get(table=game.table, position=leader)
+    assert lost.disconnected_at is not None and not lost.away
+    assert Seat.objects.get(table=game.table, position=1 - leader).disconnected_at is None
+
+    seats.filter(position=leader).update(
+        disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
+    )
+    assert tasks.sweep_overdue_games() == 1
+    assert Seat.objects.get(table=game.table, position=leader).away
+    assert not Seat.objects.get(table=game.table, position=1 - leader).away
