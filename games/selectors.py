@@ -21,6 +21,8 @@ from games.models import REMATCH_SECONDS, BankDistribution, Game, GameEvent, Sea
 from games.replay import final_places
 
 LOBBY_GROUP = "games.lobby"
+# The table state carries at most this many of the latest moves, to keep its frame small.
+STATE_EVENTS = 200
 
 
 def table_group(table_id: int) -> str:
@@ -146,16 +148,7 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
             "finished_at": game.finished_at.isoformat() if game.finished_at else None,
         },
         view=engine.view(you),
-        # Only the current bout: its cards all lie on the table, so nothing hidden leaks.
-        events=[
-            {
-                "version": event.version,
-                "seat": event.seat,
-                "action": event.action,
-                "automatic": event.automatic,
-            }
-            for event in GameEvent.objects.filter(game=game, bout=engine.bouts).order_by("version")
-        ],
+        events=game_public_events(game=game),
     )
     if finished:
         state["result"] = game_result(game=game)
@@ -166,6 +159,25 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
                 "until": until.isoformat(),
             }
     return state
+
+
+def game_public_events(*, game: Game) -> list[dict[str, Any]]:
+    """The game's latest ``STATE_EVENTS`` moves, oldest first, as every seat saw them.
+
+    A move's cards are those it put on the table, which every seat saw, or none (take, pass):
+    a hand, the talon and the cards drawn from it are never part of an event.
+    """
+    latest = GameEvent.objects.filter(game=game).order_by("-version")[:STATE_EVENTS]
+    return [
+        {
+            "version": event.version,
+            "bout": event.bout,
+            "seat": event.seat,
+            "action": event.action,
+            "automatic": event.automatic,
+        }
+        for event in reversed(latest)
+    ]
 
 
 def _players(table: Table, users_by_seat: dict, active: dict[int, Seat]) -> list[dict]:

@@ -35,11 +35,6 @@ let inFlight = null; // {version, timer} while a move awaits the server's answer
 let serverOffsetMs = 0; // server clock minus local clock
 let drag = null;
 let lastBalanceVersion = null;
-// The server sends the moves of the current bout only; the page keeps the earlier bouts it
-// has seen (their cards were all on the table) so the log still shows who took or beat off.
-const LOG_BOUTS_KEPT = 12;
-let logGame = null;
-let logBouts = []; // [{key: version of the bout's first move, events}]
 
 // ------------------------------------------------------------------ state helpers
 
@@ -129,7 +124,6 @@ function onMessage(message) {
     if (previousGame !== state.game?.id) selected = [];
     selected = selected.filter((card) => (view()?.hand || []).includes(card));
     clearInFlight();
-    rememberEvents();
     render();
     maybeRefreshBalance();
   } else if (message.type === "error") {
@@ -473,24 +467,23 @@ function renderActions() {
   }
 }
 
-function rememberEvents() {
-  if (logGame !== (state.game?.id ?? null)) {
-    logGame = state.game?.id ?? null;
-    logBouts = [];
+/** The game's moves the server sent (its latest ones), grouped by bout, oldest first. */
+function logBouts() {
+  const bouts = [];
+  for (const event of state.events || []) {
+    const last = bouts[bouts.length - 1];
+    if (last && last[0].bout === event.bout) last.push(event);
+    else bouts.push([event]);
   }
-  const events = state.events || [];
-  if (!events.length) return;
-  const last = logBouts[logBouts.length - 1];
-  if (last && last.key === events[0].version) last.events = events;
-  else logBouts = [...logBouts, { key: events[0].version, events }].slice(-LOG_BOUTS_KEPT);
+  return bouts;
 }
 
 function renderLog() {
   const items = [];
-  [...logBouts].reverse().forEach((bout, index) => {
+  logBouts().reverse().forEach((events, index) => {
     if (index) items.push(Object.assign(document.createElement("li"), { className: "bout-sep", role: "separator" }));
-    const flags = leadFlags(bout.events);
-    const lines = bout.events.map((event, position) => {
+    const flags = leadFlags(events);
+    const lines = events.map((event, position) => {
       const item = document.createElement("li");
       if (event.automatic) item.classList.add("auto");
       item.append(describeEvent(event, { isLead: flags[position], nameOf }));

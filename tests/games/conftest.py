@@ -19,7 +19,7 @@ from durak_site.asgi import application
 from durak_site.celery import app as celery_app
 from games import presence, services
 from games.engine.cards import CODES
-from games.models import Game
+from games.models import Game, GameEvent
 from games.replay import replay_game
 from wallet import services as wallet_services
 
@@ -103,11 +103,25 @@ class Snapshots:
             self._games[game_id] = snapshots
         return snapshots[version]
 
+    def played(self, game_id: int, version: int) -> set[str]:
+        """Every card put on the table by the moves up to `version`: all seats saw them."""
+        cards: set[str] = set()
+        for action in GameEvent.objects.filter(game_id=game_id, version__lte=version).values_list(
+            "action", flat=True
+        ):
+            cards.update(action.get("cards", []))
+            cards.update(action[name] for name in ("attack", "card") if name in action)
+        return cards
 
-def hidden_cards(engine, seat: int | None) -> set[str]:
-    """Cards the seat must not see: not in its own hand, not on the table, not the trump card."""
+
+def hidden_cards(engine, seat: int | None, played: set[str] = frozenset()) -> set[str]:
+    """Cards the seat must not see: not in its hand, never played, not on the table, not trump.
+
+    A card once played stays public when it is later taken into a hand or goes to the discard.
+    """
     state = engine.to_dict()
-    visible = {pair["attack"] for pair in state["table"]}
+    visible = set(played)
+    visible |= {pair["attack"] for pair in state["table"]}
     visible |= {pair["defense"] for pair in state["table"] if pair["defense"]}
     visible.add(state["trump_card"])
     if seat is not None:
@@ -181,7 +195,8 @@ class TableClient:
         if game is None or game["status"] != "playing":
             return
         engine = await database_sync_to_async(self.snapshots.at)(game["id"], message["version"])
-        hidden = hidden_cards(engine, message["you"])
+        played = await database_sync_to_async(self.snapshots.played)(game["id"], message["version"])
+        hidden = hidden_cards(engine, message["you"], played)
         leaked = hidden & set(strings_in(message))
         if leaked:
             raise SecretLeak(f"{self.user.username} was shown {sorted(leaked)}")

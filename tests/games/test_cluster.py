@@ -159,7 +159,8 @@ class RemoteClient:
         if game is None or game["status"] != "playing":
             return
         engine = await db(self.snapshots.at)(game["id"], message["version"])
-        leaked = hidden_cards(engine, message["you"]) & set(strings_in(message))
+        played = await db(self.snapshots.played)(game["id"], message["version"])
+        leaked = hidden_cards(engine, message["you"], played) & set(strings_in(message))
         assert not leaked, f"{self.user.username} was shown {sorted(leaked)}"
 
 

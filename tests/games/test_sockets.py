@@ -217,7 +217,13 @@ async def test_illegal_acts_are_refused_with_the_engine_or_service_code(snapshot
 
     await clients[leader].send({"type": "act", "action": lead, "version": game.version})
     state = await clients[leader].state_at_least(game.version + 1)
-    assert state["events"][-1] == {"version": 1, "seat": leader, "action": lead, "automatic": False}
+    assert state["events"][-1] == {
+        "version": 1,
+        "bout": 0,
+        "seat": leader,
+        "action": lead,
+        "automatic": False,
+    }
     for client in [*clients, watcher]:
         await client.close()
 

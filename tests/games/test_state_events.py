@@ -1,0 +1,45 @@
+"""The table state's event log: the whole game's public moves, capped to the latest ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import selectors
+from games.engine import Game as EngineGame
+from games.models import Game, GameEvent
+from tests.games.test_services import bot_move, seated_game
+
+pytestmark = pytest.mark.django_db
+
+
+def play_bouts(game: Game, users: list, bouts: int) -> Game:
+    while EngineGame.from_dict(game.state).bouts < bouts:
+        bot_move(game, users)
+        game.refresh_from_db()
+        assert game.status == Game.Status.PLAYING
+    return game
+
+
+def test_after_a_reload_the_state_holds_every_earlier_bout_of_the_game():
+    game, users = seated_game(3)
+    game = play_bouts(game, users, 3)
+    recorded = list(GameEvent.objects.filter(game=game).order_by("version"))
+    for user in [*users, None]:
+        events = selectors.table_state_for(table=game.table, user=user)["events"]
+        assert [event["version"] for event in events] == list(range(1, game.version + 1))
+        assert [(event["bout"], event["seat"], event["action"]) for event in events] == [
+            (event.bout, event.seat, event.action) for event in recorded
+        ]
+        assert {event["bout"] for event in events} >= {0, 1, 2}
+
+
+def test_the_state_carries_only_the_latest_moves_of_a_long_game(monkeypatch):
+    game, users = seated_game(2)
+    game = play_bouts(game, users, 2)
+    monkeypatch.setattr(selectors, "STATE_EVENTS", 3)
+    events = selectors.table_state_for(table=game.table, user=users[0])["events"]
+    assert [event["version"] for event in events] == [
+        game.version - 2,
+        game.version - 1,
+        game.version,
+    ]
