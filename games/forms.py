@@ -5,7 +5,7 @@ from decimal import Decimal
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from wallet.money import parse_major_units
+from wallet.money import money_label, parse_major_units
 
 SEAT_CHOICES = [(n, str(n)) for n in range(2, 7)]
 TURN_CHOICES = [(15, _("15 s")), (30, _("30 s")), (45, _("45 s")), (60, _("60 s"))]
@@ -16,7 +16,7 @@ class TableCreateForm(forms.Form):
     """A new table; the stake is typed in roubles and handed on in kopecks."""
 
     stake = forms.DecimalField(
-        label=_("Stake, ₽"),
+        label=money_label(_("Stake")),
         min_value=Decimal("0.01"),
         max_value=Decimal("1000000"),
         decimal_places=2,

@@ -8,6 +8,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from wallet.money import money_label
+
 
 class StaffAdjustmentForm(forms.Form):
     """A staff credit or debit of a player's wallet; the reason is mandatory."""
@@ -22,7 +24,7 @@ class StaffAdjustmentForm(forms.Form):
         widget=forms.RadioSelect,
     )
     amount = forms.DecimalField(
-        label=_("Amount"), min_value=Decimal("0.01"), max_digits=14, decimal_places=2
+        label=money_label(_("Amount")), min_value=Decimal("0.01"), max_digits=14, decimal_places=2
     )
     reason = forms.CharField(
         label=_("Reason"), max_length=500, widget=forms.Textarea(attrs={"rows": 3})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.functional import lazy
 from django.utils.translation import get_language
 
 MINOR_UNITS_PER_MAJOR = 100
@@ -10,15 +11,27 @@ CURRENCY_SIGNS = {"RUB": "₽", "USD": "$", "EUR": "€"}
 MINUS = "\u2212"
 
 
+def currency_sign() -> str:
+    """The site currency's sign (its code when it has none), the same in every language."""
+    return CURRENCY_SIGNS.get(settings.CURRENCY, settings.CURRENCY)
+
+
+def _with_currency(label: str) -> str:
+    return f"{label}, {currency_sign()}"
+
+
+# A form label naming its currency, translated when shown: "Stake, ₽" / "Ставка, ₽".
+money_label = lazy(_with_currency, str)
+
+
 def format_money(amount: int, *, signed: bool = False) -> str:
-    """1 250,00 ₽ in Russian, RUB 1,250.00 in English; ``signed`` adds + to positive amounts."""
+    """1 250,00 ₽ in Russian, ₽1,250.00 in English; ``signed`` adds + to positive amounts."""
     major, minor = divmod(abs(int(amount)), MINOR_UNITS_PER_MAJOR)
-    currency = settings.CURRENCY
     if (get_language() or settings.LANGUAGE_CODE).startswith("ru"):
         digits = f"{major:,}".replace(",", " ") + f",{minor:02d}"
-        text = f"{digits} {CURRENCY_SIGNS.get(currency, currency)}"
+        text = f"{digits} {currency_sign()}"
     else:
-        text = f"{currency} {major:,}.{minor:02d}"
+        text = f"{currency_sign()}{major:,}.{minor:02d}"
     if amount < 0:
         return MINUS + text
     if signed and amount > 0:

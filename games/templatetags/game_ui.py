@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from django import template
-from django.conf import settings
 from django.utils.html import format_html, json_script
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
 from games.services import ERROR_MESSAGES
-from wallet.money import CURRENCY_SIGNS
+from wallet.money import currency_sign
 
 register = template.Library()
 
@@ -135,8 +134,7 @@ def _strings() -> dict[str, str]:
 
 def _money_spec() -> dict[str, str]:
     language = "ru" if (get_language() or "ru").startswith("ru") else "en"
-    currency = settings.CURRENCY
-    return {"language": language, "currency": currency, "sign": CURRENCY_SIGNS.get(currency, "")}
+    return {"language": language, "sign": currency_sign()}
 
 
 @register.simple_tag

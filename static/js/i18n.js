@@ -14,14 +14,14 @@ export function readJson(id, fallback = null) {
   return node ? JSON.parse(node.textContent) : fallback;
 }
 
-/** Format minor units like the server's format_money: "1 250,00 ₽" or "RUB 1,250.00". */
+/** Format minor units like the server's format_money: "1 250,00 ₽" or "₽1,250.00". */
 export function formatMoney(amount) {
-  const spec = strings.__money || { language: "ru", currency: "RUB", sign: "₽" };
+  const spec = strings.__money || { language: "ru", sign: "₽" };
   const negative = amount < 0;
   const major = Math.floor(Math.abs(amount) / 100);
   const minor = String(Math.abs(amount) % 100).padStart(2, "0");
   const russian = spec.language === "ru";
   const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, russian ? " " : ",");
-  const text = russian ? `${grouped},${minor} ${spec.sign || spec.currency}` : `${spec.currency} ${grouped}.${minor}`;
+  const text = russian ? `${grouped},${minor} ${spec.sign}` : `${spec.sign}${grouped}.${minor}`;
   return negative ? `\u2212${text}` : text;
 }

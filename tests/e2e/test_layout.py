@@ -169,7 +169,7 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
         )
     page.goto(f"{live_url}/table/{finished_table.pk}/")
     expect(page.get_by_test_id("result")).to_contain_text("Game over")
-    expect(page.get_by_test_id("table-info")).to_contain_text("RUB 5.00")
+    expect(page.get_by_test_id("table-info")).to_contain_text("₽5.00")
     screenshot(page, "result-desktop-en")
     page.goto(f"{live_url}/lobby/")
     screenshot(page, "lobby-desktop-en")

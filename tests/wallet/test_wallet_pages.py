@@ -22,8 +22,9 @@ WALLET = "/wallet/"
         ("ru", -123_456_789, False, "\u22121 234 567,89 ₽"),
         ("ru", 100, True, "+1,00 ₽"),
         ("ru", 0, True, "0,00 ₽"),
-        ("en", 125_000, False, "RUB 1,250.00"),
-        ("en", -1, True, "\u2212RUB 0.01"),
+        ("en", 125_000, False, "₽1,250.00"),
+        ("en", -1, True, "\u2212₽0.01"),
+        ("en", 100, True, "+₽1.00"),
     ],
 )
 def test_format_money(language, amount, signed, text):
@@ -66,7 +67,8 @@ def test_wallet_page_in_english(client, make_user):
     client.force_login(player)
     page = client.get(WALLET, headers={"accept-language": "en"})
     html = page.content.decode()
-    assert "RUB 1,250.00" in html
+    assert "₽1,250.00" in html
+    assert "RUB" not in html
     assert "Deposit" in html
 
 
@@ -119,3 +121,28 @@ def test_history_is_paginated(client, make_user):
 def test_visitors_get_no_header_balance(client):
     response = client.get("/")
     assert response.context["header_balance"] is None
+
+
+@pytest.mark.parametrize(
+    ("language", "stake_label", "filter_label", "amount"),
+    [
+        ("ru", "Ставка, ₽", "Ставка до, ₽", "1 250,00 ₽"),
+        ("en", "Stake, ₽", "Stake up to, ₽", "₽1,250.00"),
+    ],
+)
+def test_labels_and_amounts_show_the_same_currency_sign(
+    client, make_user, language, stake_label, filter_label, amount
+):
+    client.force_login(make_user(balance=125_000))
+    html = client.get(reverse("lobby"), headers={"accept-language": language}).content.decode()
+    assert stake_label in html and filter_label in html
+    assert f'data-testid="balance">{amount}<' in html
+    assert "RUB" not in html
+
+
+def test_the_staff_amount_label_names_the_currency(client, staff):
+    client.force_login(staff)
+    html = client.get(
+        reverse("admin:wallet_account_adjust"), headers={"accept-language": "en"}
+    ).content.decode()
+    assert "Amount, ₽" in html
