@@ -77,8 +77,11 @@ def ledger_findings() -> LedgerReport:
         findings.append(f"account {account.pk} ({account}) is negative: {account.balance}")
     try:
         game_model = apps.get_model("games", "Game")
+        table_model = apps.get_model("games", "Table")
     except LookupError:
-        game_model = None
+        game_model = table_model = None
+    if table_model is not None:
+        findings += _table_bank_findings(table_model)
     if game_model is not None:
         finished_ids = set(
             game_model.objects.filter(status="finished").values_list("pk", flat=True)
@@ -95,3 +98,23 @@ def ledger_findings() -> LedgerReport:
                     f"finished game {game_id} has {settlements[game_id]} bank settlements"
                 )
     return LedgerReport(checked=checked, findings=findings)
+
+
+def _table_bank_findings(table_model) -> list[str]:
+    """A table bank holds exactly the stakes of the players seated at the table.
+
+    Seats are taken with their stake held and freed with it released or settled (a game's
+    end frees every seat), so money left in the bank of a closed table is money stuck there.
+    """
+    held = dict(
+        Account.objects.filter(kind=Account.Kind.TABLE_BANK).values_list("table_id", "balance")
+    )
+    tables = table_model.objects.filter(pk__in=list(held)).annotate(
+        seated=Count("seat_set", filter=Q(seat_set__left_at__isnull=True))
+    )
+    return [
+        f"table {table.pk} ({table.status}) bank holds {held[table.pk]}, "
+        f"the stakes of its {table.seated} seated players are {table.stake * table.seated}"
+        for table in tables.order_by("pk")
+        if held[table.pk] != table.stake * table.seated
+    ]

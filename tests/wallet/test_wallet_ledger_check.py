@@ -9,7 +9,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from games.models import Game, Table
+from games import services as game_services
+from games.models import Game, Seat, Table
 from wallet import services
 from wallet.models import Account
 
@@ -79,3 +80,18 @@ def test_finished_game_must_be_settled_exactly_once(make_user):
     output, error = _run()
     assert error is None, output
     assert "checked finished games: 1" in output
+
+
+def test_a_table_bank_must_hold_exactly_the_seated_players_stakes(make_user):
+    creator, guest = make_user(balance=1_000), make_user(balance=1_000)
+    table = game_services.table_create(user=creator, stake=300, seats=3)
+    game_services.table_join(table_id=table.pk, user=guest)
+    output, error = _run()
+    assert error is None, output
+
+    # A table closed with its players stood up but their stakes never released: stuck money.
+    Seat.objects.filter(table=table).update(left_at=table.created_at)
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.CLOSED)
+    output, error = _run()
+    assert error is not None
+    assert f"table {table.pk} (closed) bank holds 600, the stakes of its 0 seated" in output

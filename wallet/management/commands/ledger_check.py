@@ -8,7 +8,8 @@ from wallet.selectors import ledger_findings
 class Command(BaseCommand):
     help = (
         "Audit the ledger: balanced transactions, cached balances, no negative wallet, "
-        "every finished game settled exactly once. Exits non-zero on any finding."
+        "every finished game settled exactly once, every table bank holding exactly the stakes of "
+        "its seated players. Exits non-zero on any finding."
     )
 
     def handle(self, *args, **options) -> None:
