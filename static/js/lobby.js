@@ -9,6 +9,8 @@ const filters = {
   seats: document.getElementById("filter-seats"),
   free: document.getElementById("filter-free"),
 };
+// Filters apply as they change; Enter in the stake field must not submit the page away.
+document.getElementById("filters").addEventListener("submit", (event) => event.preventDefault());
 const urls = readJson("lobby-urls");
 const joinTemplate = document.getElementById("join-form-template");
 const tables = new Map((readJson("initial-tables", []) || []).map((table) => [table.id, table]));

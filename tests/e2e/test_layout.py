@@ -69,6 +69,15 @@ def boxes(locator) -> list[dict]:
     )
 
 
+def watch_policy(page: Page, blocked: list[str]) -> None:
+    page.on(
+        "console",
+        lambda message: (
+            blocked.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+
+
 def switch_language(page: Page, code: str) -> None:
     with page.expect_navigation():
         page.select_option("select[name=language]", code)
@@ -133,6 +142,8 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
     off_loop(services.table_join, table_id=playing_table.pk, user=guest)
 
     visitor = browser.new_context(viewport=PHONE, locale="ru-RU").new_page()
+    blocked: list[str] = []  # what the Content-Security-Policy refused, from the console
+    watch_policy(visitor, blocked)
     visitor.goto(f"{live_url}/")
     switch_language(visitor, "en")
     public = ["/", "/rules/", "/leaderboard/", "/accounts/login/", "/accounts/signup/"]
@@ -146,6 +157,7 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
         assert page_width(visitor) <= PHONE["width"], path
 
     page = log_in(browser, live_url, host, DESKTOP)
+    watch_policy(page, blocked)
     private = ["/lobby/", "/wallet/", "/profile/", f"/table/{playing_table.pk}/"]
     private += [f"/table/{finished_table.pk}/", f"/game/{finished.pk}/", "/accounts/email/"]
     private += ["/accounts/password/change/", "/rules/", "/"]
@@ -173,3 +185,4 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
     screenshot(page, "result-desktop-en")
     page.goto(f"{live_url}/lobby/")
     screenshot(page, "lobby-desktop-en")
+    assert not blocked
