@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 from import_export.admin import ExportMixin
@@ -10,8 +10,10 @@ from import_export.formats.base_formats import CSV, XLSX
 from import_export.forms import ExportForm
 
 from durak_site.admin_readonly import ReadOnlyInline
+from games import services
 from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
 from games.resources import GameResource
+from games.services import GameError
 
 
 class SeatInline(ReadOnlyInline):
@@ -88,8 +90,23 @@ class TableAdmin(admin.ModelAdmin):
         "created_by",
         "created_at",
     ]
-    readonly_fields = [name for name in fields if name != "commission_percent"]
     inlines = [SeatInline]
+
+    def get_readonly_fields(self, request, obj=None) -> list[str]:
+        # The running game settles with the commission it started with.
+        if obj is not None and obj.status == Table.Status.PLAYING:
+            return self.fields
+        return [name for name in self.fields if name != "commission_percent"]
+
+    def save_model(self, request, obj: Table, form, change: bool) -> None:
+        if "commission_percent" not in form.changed_data:
+            return
+        try:
+            services.table_set_commission(
+                table_id=obj.pk, commission_percent=form.cleaned_data["commission_percent"]
+            )
+        except GameError as error:
+            messages.error(request, error.message)
 
     def has_add_permission(self, request) -> bool:
         return False

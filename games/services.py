@@ -79,6 +79,7 @@ ERROR_MESSAGES: dict[str, Promise] = {
     "invalid_seats": _("A table has 2 to 6 seats."),
     "invalid_time": _("The time limits are out of range."),
     "rematch_closed": _("A rematch is no longer possible."),
+    "commission_locked": _("The commission cannot change while a game is being played."),
     "rematch_already_confirmed": _("You have already confirmed the rematch."),
     "insufficient_funds": _("Not enough money in the wallet."),
     "wallet_error": _("The money command was refused."),
@@ -184,6 +185,17 @@ def table_leave(*, table_id: int, user) -> None:
             table.status = Table.Status.CLOSED
             table.save(update_fields=["status"])
         _announce(table=table, version=_current_version(table))
+
+
+def table_set_commission(*, table_id: int, commission_percent: Decimal) -> None:
+    """Staff set the house commission of the table's next games; a running game keeps its own."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        if table.status == Table.Status.PLAYING:
+            raise GameError("commission_locked")
+        # Only this column: the row's other fields belong to the players' commands.
+        table.commission_percent = commission_percent
+        table.save(update_fields=["commission_percent"])
 
 
 def _seat_take(*, table: Table, user, position: int) -> Seat:

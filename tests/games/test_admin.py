@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import Decimal
 
 import openpyxl
 import pytest
 from django.urls import reverse
 
-from games.models import PayoutScheme
+from games import services
+from games.models import PayoutScheme, Table
+from games.services import GameError
 from tests.games.conftest import STAKE, create_player
 from tests.games.test_services import play_out, seated_game
 
@@ -82,3 +85,41 @@ def test_payout_schemes_are_edited_with_validation(staff_client):
     assert response.status_code == 302
     scheme.refresh_from_db()
     assert scheme.percentages == [70, 30, 0]
+
+
+def _table_form(table, commission: str) -> dict:
+    return {
+        "commission_percent": commission,
+        "seat_set-TOTAL_FORMS": "0",
+        "seat_set-INITIAL_FORMS": "0",
+        "seat_set-MIN_NUM_FORMS": "0",
+        "seat_set-MAX_NUM_FORMS": "0",
+    }
+
+
+def test_staff_change_the_commission_of_an_open_table_and_nothing_else(staff_client):
+    creator = create_player()
+    table = services.table_create(user=creator, stake=STAKE, seats=2)
+    url = reverse("admin:games_table_change", args=[table.pk])
+    response = staff_client.post(url, {**_table_form(table, "5"), "status": "closed"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    table.refresh_from_db()
+    assert table.commission_percent == Decimal("5") and table.status == Table.Status.OPEN
+
+    response = staff_client.post(url, _table_form(table, "150"))
+    assert response.status_code == 200  # the form comes back with its error, no crash
+    table.refresh_from_db()
+    assert table.commission_percent == Decimal("5")
+
+
+def test_a_running_games_commission_cannot_be_changed(staff_client):
+    game, users = seated_game(2)
+    url = reverse("admin:games_table_change", args=[game.table_id])
+    staff_client.post(url, _table_form(game.table, "50"))
+    game.table.refresh_from_db()
+    assert game.table.commission_percent == Decimal("0")
+    with pytest.raises(GameError) as refused:
+        services.table_set_commission(table_id=game.table_id, commission_percent=Decimal("50"))
+    assert refused.value.code == "commission_locked"
+    game = play_out(game, users)
+    assert game.commission == 0
