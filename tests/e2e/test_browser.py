@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
 from games.models import Game, Table
+from tests.players import PASSWORD
 from wallet.selectors import user_balance
 from wallet.services import deposit
 
@@ -18,7 +19,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialize
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
-PASSWORD = "Correct-Horse-42"
+
 FUNDS = 1000_00
 STAKE_RUB = 100
 MOVE_TIMEOUT_S = 10

@@ -5,19 +5,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from allauth.account.models import EmailAddress
-from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
 from games import services
 from games.models import Game
-from wallet.services import deposit
+from tests.players import PASSWORD, create_player
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 900}
-PASSWORD = "Correct-Horse-42"
 MIN_TAP_PX = 40
 CYRILLIC = re.compile(r"[А-Яа-яЁё]+")
 RUSSIAN_CARD = re.compile(
@@ -29,18 +26,7 @@ ENGLISH_CARD = re.compile(
 
 
 def funded_player(nickname: str):
-    user = get_user_model().objects.create_user(
-        username=nickname, email=f"{nickname}@example.com", password=PASSWORD
-    )
-    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
-    deposit(
-        user=user,
-        amount=1000_00,
-        idempotency_key=f"layout:{nickname}",
-        initiated_by=None,
-        memo="e2e",
-    )
-    return user
+    return create_player(balance=1000_00, nickname=nickname, verified_email=True)
 
 
 def log_in(browser, live_url: str, user, viewport: dict, locale: str = "ru-RU") -> Page:

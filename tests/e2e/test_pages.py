@@ -7,14 +7,13 @@ import json
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from games import services
 from games.engine import Game as EngineGame
 from games.models import Game, PayoutScheme, Seat, Table
+from tests.players import create_player
 from wallet.selectors import user_balance
-from wallet.services import deposit
 
 pytestmark = pytest.mark.django_db
 
@@ -23,19 +22,7 @@ _numbers = itertools.count(1)
 
 
 def player(*, funds: int = FUNDS):
-    nickname = f"pager{next(_numbers)}"
-    user = get_user_model().objects.create_user(
-        username=nickname, email=f"{nickname}@example.com", password="correct horse battery"
-    )
-    if funds:
-        deposit(
-            user=user,
-            amount=funds,
-            idempotency_key=f"pages:{nickname}",
-            initiated_by=None,
-            memo="test",
-        )
-    return user
+    return create_player(balance=funds)
 
 
 def logged_in(client, user):

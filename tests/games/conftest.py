@@ -12,8 +12,6 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.backends.db import SessionStore
 
 from durak_site.asgi import application
 from durak_site.celery import app as celery_app
@@ -21,37 +19,16 @@ from games import presence, services
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
 from games.replay import replay_game
-from wallet import services as wallet_services
+from tests import players
+from tests.players import session_cookie
 
 STAKE = 10_000
 OPENING_BALANCE = 100_000
 ALL_CARDS = frozenset(CODES)
-_numbers = itertools.count(1)
 
 
 def create_player(*, balance: int = OPENING_BALANCE, nickname: str | None = None):
-    nickname = nickname or f"gamer{next(_numbers)}"
-    user = get_user_model().objects.create_user(
-        username=nickname, email=f"{nickname}@example.com", password="correct horse battery"
-    )
-    if balance:
-        wallet_services.deposit(
-            user=user,
-            amount=balance,
-            idempotency_key=f"test-deposit:{user.pk}",
-            initiated_by=None,
-            memo="opening balance",
-        )
-    return user
-
-
-def session_cookie(user) -> str:
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.save()
-    return f"sessionid={session.session_key}"
+    return players.create_player(balance=balance, nickname=nickname)
 
 
 @pytest.fixture(autouse=True)

@@ -31,9 +31,9 @@ from tests.games.conftest import (
     Snapshots,
     create_player,
     hidden_cards,
-    session_cookie,
     strings_in,
 )
+from tests.players import session_cookie
 from wallet.selectors import user_balance
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]

@@ -25,8 +25,8 @@ from tests.games.conftest import (
     SecretLeak,
     TableClient,
     create_player,
-    session_cookie,
 )
+from tests.players import session_cookie
 from wallet.selectors import user_balance
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]

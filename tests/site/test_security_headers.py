@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from games import services
-from wallet.services import deposit
+from tests.players import create_player
 
 pytestmark = pytest.mark.django_db
 
@@ -20,10 +19,7 @@ SCRIPT_TAG = re.compile(r"<script\b([^>]*)>", re.IGNORECASE)
 
 @pytest.fixture
 def player(client):
-    user = get_user_model().objects.create_user(
-        username="guard", email="guard@example.com", password="correct horse battery"
-    )
-    deposit(user=user, amount=10_000, idempotency_key="csp", initiated_by=None, memo="test")
+    user = create_player(balance=10_000, nickname="guard")
     client.force_login(user)
     return user
 

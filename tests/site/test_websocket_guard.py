@@ -5,11 +5,9 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-from django.contrib.sessions.backends.db import SessionStore
 
-from durak_site.accounts.models import User
 from durak_site.asgi import application
+from tests.players import create_player, session_cookie
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -19,15 +17,7 @@ SAME_ORIGIN = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
 
 @database_sync_to_async
 def _session_cookie_for(nickname: str) -> bytes:
-    user = User.objects.create_user(
-        username=nickname, email=f"{nickname}@example.com", password="x-Secret-123"
-    )
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.save()
-    return f"sessionid={session.session_key}".encode()
+    return session_cookie(create_player(nickname=nickname)).encode()
 
 
 @pytest.mark.parametrize("path", SOCKET_PATHS)
