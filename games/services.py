@@ -161,8 +161,7 @@ def table_join(*, table_id: int, user, invite_code: str | None = None) -> Seat:
         position = min(set(range(table.seats)) - taken)
         seat = _seat_take(table=table, user=user, position=position)
         if len(seats) + 1 == table.seats:
-            game = _game_start(table=table)
-            _announce(table=table, version=game.version)
+            _game_start(table=table)  # announces the new game itself
         else:
             _announce(table=table, version=0)
     return seat
@@ -485,8 +484,7 @@ def rematch_confirm(*, game_id: int, user) -> None:
             raise GameError("rematch_already_confirmed")
         _seat_take(table=table, user=user, position=game.players.index(user.pk))
         if _active_seats(table).count() == len(game.players):
-            new_game = _game_start(table=table)
-            _announce(table=table, version=new_game.version)
+            _game_start(table=table)  # announces the new game itself
         else:
             _announce(table=table, version=game.version)
 
