@@ -14,21 +14,29 @@ import time
 from typing import Any
 from urllib.parse import parse_qs
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from games import presence, selectors, services
+from games import presence, ratelimit, selectors, services
 from games.models import Game, Table
 from games.services import ERROR_MESSAGES, GameError
 
 MAX_FRAME_BYTES = 4096
 RATE_PER_SECOND = 10.0
 RATE_BURST = 20.0
+# All of one user's sockets together, so that opening more of them buys no more messages.
+USER_RATE_PER_SECOND = 20.0
+USER_RATE_BURST = 40.0
+# Every socket's arrival and departure refreshes the others at its table: a cap per user keeps
+# one user from multiplying that work.
+SOCKETS_PER_USER = 8
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY_SOCKETS = 4429
 # The fields each client message must have besides "type", with their JSON types.
 TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "act": {"action": dict, "version": int},
@@ -39,9 +47,12 @@ LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
 
 
 class JsonSocket(AsyncWebsocketConsumer):
-    """JSON messages with one error shape, a per-connection token bucket, and a language."""
+    """JSON messages with one error shape, token buckets per connection and per user, a cap on
+    each user's open sockets, and a language."""
 
     messages: dict[str, dict[str, type]] = {}
+    claimed = False
+    heartbeat: asyncio.Task | None = None
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -51,10 +62,38 @@ class JsonSocket(AsyncWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.refuse(CLOSE_UNAUTHENTICATED)
             return
+        if not await sync_to_async(presence.claim, thread_sensitive=False)(
+            self.user.pk, self.channel_name, SOCKETS_PER_USER
+        ):
+            await self.refuse(CLOSE_TOO_MANY_SOCKETS)
+            return
+        self.claimed = True
+        self.heartbeat = asyncio.create_task(self.keep_alive())
         await self.open()
 
     async def open(self) -> None:
         raise NotImplementedError
+
+    async def disconnect(self, code: int) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.heartbeat
+        if self.claimed:
+            await sync_to_async(presence.unclaim, thread_sensitive=False)(
+                self.user.pk, self.channel_name
+            )
+
+    async def keep_alive(self) -> None:
+        # Runs as long as this process does: if it dies, its sockets stop counting by themselves.
+        while True:
+            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+            await self.refresh()
+
+    async def refresh(self) -> None:
+        await sync_to_async(presence.refresh, thread_sensitive=False)(
+            self.user.pk, self.channel_name
+        )
 
     async def refuse(self, code: int) -> None:
         # Accept first: a close code only reaches the client on an accepted socket.
@@ -70,7 +109,9 @@ class JsonSocket(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": text})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.take_token():
+        if not self.take_token() or not await sync_to_async(ratelimit.take, thread_sensitive=False)(
+            self.user.pk, rate=USER_RATE_PER_SECOND, burst=USER_RATE_BURST
+        ):
             await self.send_error("rate_limited")
             return
         raw = text_data.encode() if text_data is not None else bytes_data or b""
@@ -123,6 +164,7 @@ class LobbyConsumer(JsonSocket):
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(selectors.LOBBY_GROUP, self.channel_name)
+        await super().disconnect(code)
 
     async def lobby_table(self, event: dict) -> None:
         await self.send_json({"type": "table", "table": event["table"]})
@@ -136,7 +178,6 @@ class TableConsumer(JsonSocket):
 
     messages = TABLE_MESSAGES
     joined = False
-    heartbeat: asyncio.Task | None = None
 
     async def open(self) -> None:
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
@@ -148,7 +189,6 @@ class TableConsumer(JsonSocket):
             await self.refuse(CLOSE_NOT_FOUND)
             return
         self.joined = True
-        self.heartbeat = asyncio.create_task(self.keep_presence())
         self.group = selectors.table_group(self.table_id)
         # Joined before the first state is read, so no later change can be missed.
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -156,20 +196,16 @@ class TableConsumer(JsonSocket):
         await self.send_state()
 
     async def disconnect(self, code: int) -> None:
+        await super().disconnect(code)  # stops the heartbeat first
         if self.joined:
-            if self.heartbeat is not None:
-                self.heartbeat.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self.heartbeat
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await database_sync_to_async(services.presence_disconnect)(
                 table_id=self.table_id, user=self.user, connection=self.channel_name
             )
 
-    async def keep_presence(self) -> None:
-        # Runs as long as this process does: if it dies, the socket stops counting by itself.
-        while True:
-            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+    async def refresh(self) -> None:
+        await super().refresh()
+        if self.joined:
             await database_sync_to_async(services.presence_heartbeat)(
                 table_id=self.table_id, user=self.user, connection=self.channel_name
             )

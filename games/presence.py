@@ -1,6 +1,7 @@
-"""Who has a table socket open, kept in Redis so that every Daphne process sees it.
+"""Who has which sockets open, kept in Redis so that every Daphne process sees it.
 
-Each open socket is one member of a sorted set per (table, user), scored with the time it was
+Each open table socket is one member of a sorted set per (table, user), and each open socket of
+any kind one member of a sorted set per user (for the per-user cap), scored with the time it was
 last seen. The socket refreshes its score every ``HEARTBEAT_SECONDS``; a member not seen for
 ``STALE_SECONDS`` belongs to a process that died without closing it, and counts no more. So a
 crash heals itself within a minute, and adding or removing one socket never disturbs another
@@ -19,10 +20,61 @@ from django.core.cache import cache
 HEARTBEAT_SECONDS = 20
 STALE_SECONDS = 60
 
+# One atomic step, so sockets opened at once on several processes cannot all slip under the cap.
+_CLAIM = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2] - ARGV[3])
+local known = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not known and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
 
 @once
-def _redis() -> redis.Redis:
+def redis_client() -> redis.Redis:
+    """One client per process for the presence and rate-limit keys."""
     return redis.Redis.from_url(settings.REDIS_URL)
+
+
+@once
+def _claim_script():
+    return redis_client().register_script(_CLAIM)
+
+
+def user_key(user_id: int | str) -> str:
+    """The Redis key of all of one user's open sockets."""
+    return cache.make_key(f"games:sockets:{user_id}")
+
+
+def claim(user_id: int, connection: str, limit: int) -> bool:
+    """Count one more open socket of the user unless he already has `limit` live ones."""
+    return bool(
+        _claim_script()(
+            keys=[user_key(user_id)], args=[connection, time.time(), STALE_SECONDS, limit]
+        )
+    )
+
+
+def refresh(user_id: int, connection: str) -> None:
+    """Keep a claimed socket counted (a heartbeat)."""
+    name = user_key(user_id)
+    with redis_client().pipeline() as pipe:
+        pipe.zadd(name, {connection: time.time()})
+        pipe.expire(name, STALE_SECONDS)
+        pipe.execute()
+
+
+def unclaim(user_id: int, connection: str) -> None:
+    """Stop counting a closed socket."""
+    redis_client().zrem(user_key(user_id), connection)
+
+
+def sockets(user_id: int) -> int:
+    """The user's live sockets of any kind."""
+    return int(redis_client().zcount(user_key(user_id), time.time() - STALE_SECONDS, "+inf"))
 
 
 def key(table_id: int | str, user_id: int | str) -> str:
@@ -34,7 +86,7 @@ def add(table_id: int, user_id: int, connection: str) -> bool:
     """Record (or refresh) one open socket; True when it did not count until now."""
     name = key(table_id, user_id)
     now = time.time()
-    with _redis().pipeline() as pipe:
+    with redis_client().pipeline() as pipe:
         pipe.zscore(name, connection)
         pipe.zadd(name, {connection: now})
         pipe.expire(name, STALE_SECONDS)
@@ -45,7 +97,7 @@ def add(table_id: int, user_id: int, connection: str) -> bool:
 def remove(table_id: int, user_id: int, connection: str) -> int:
     """Forget one socket; returns how many live sockets the user still has at the table."""
     name = key(table_id, user_id)
-    with _redis().pipeline() as pipe:
+    with redis_client().pipeline() as pipe:
         pipe.zrem(name, connection)
         pipe.zremrangebyscore(name, "-inf", time.time() - STALE_SECONDS)
         pipe.zcard(name)
@@ -55,13 +107,13 @@ def remove(table_id: int, user_id: int, connection: str) -> int:
 
 def count(table_id: int, user_id: int) -> int:
     """The user's live sockets at the table."""
-    return int(_redis().zcount(key(table_id, user_id), time.time() - STALE_SECONDS, "+inf"))
+    return int(redis_client().zcount(key(table_id, user_id), time.time() - STALE_SECONDS, "+inf"))
 
 
 def connected(table_id: int, user_ids: list[int]) -> set[int]:
     """Those of `user_ids` with at least one live socket at the table."""
     since = time.time() - STALE_SECONDS
-    with _redis().pipeline(transaction=False) as pipe:
+    with redis_client().pipeline(transaction=False) as pipe:
         for user_id in user_ids:
             pipe.zcount(key(table_id, user_id), since, "+inf")
         counts = pipe.execute()

@@ -85,6 +85,7 @@ async def play_through_sockets(table: Table, clients: list[TableClient], watcher
 def fast_clients(monkeypatch):
     """Bots move far faster than people; the rate limit has its own test."""
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000.0)
+    monkeypatch.setattr(consumers, "USER_RATE_PER_SECOND", 1000.0)
 
 
 # --- whole games ---------------------------------------------------------------------------
@@ -241,6 +242,37 @@ async def test_the_rate_limit_refuses_a_flood(snapshots):
     await client.close()
 
 
+async def test_the_rate_limit_is_shared_by_all_sockets_of_a_user(snapshots):
+    users = await players(2)
+    table = await open_table(users, 2)
+    # Each socket stays within its own burst: only the user's shared bucket can refuse.
+    per_socket = int(consumers.RATE_BURST) - 2
+    sockets = [TableClient(users[0], table.pk, snapshots) for _ in range(3)]
+    for client in sockets:
+        await client.connect()
+    other = TableClient(users[1], table.pk, snapshots)
+    await other.connect()
+    for client in [*sockets, other]:
+        await client.drain()
+    started = time.monotonic()
+    for _ in range(per_socket):
+        for client in sockets:
+            await client.send({"type": "ping"})
+    replies = [(await client.receive())["type"] for client in sockets for _ in range(per_socket)]
+    elapsed = time.monotonic() - started
+    refilled = elapsed * consumers.USER_RATE_PER_SECOND
+    assert replies.count("pong") >= consumers.USER_RATE_BURST
+    assert replies.count("pong") <= consumers.USER_RATE_BURST + refilled + 1
+    assert replies.count("pong") < len(replies)
+    assert {error["code"] for client in sockets for error in client.errors} == {"rate_limited"}
+    # Another user's bucket is his own.
+    for _ in range(per_socket):
+        await other.send({"type": "ping"})
+    assert [(await other.receive())["type"] for _ in range(per_socket)] == ["pong"] * per_socket
+    for client in [*sockets, other]:
+        await client.close()
+
+
 # --- connections ---------------------------------------------------------------------------
 
 
@@ -283,6 +315,68 @@ async def test_an_open_socket_keeps_its_presence_fresh_with_heartbeats(snapshots
     await client.close()
     assert await db(presence.count)(table.pk, users[0].pk) == 0
     redis_client.close()
+
+
+async def test_a_user_has_at_most_eight_sockets_and_the_next_is_closed_with_4429(snapshots):
+    user, other = await players(2)
+    table = await open_table([user], 2)
+    cookie = (await db(session_cookie)(user)).encode()
+
+    async def lobby_socket(cookie: bytes = cookie) -> tuple[WebsocketCommunicator, dict]:
+        communicator = WebsocketCommunicator(
+            application, "/ws/lobby/", headers=[*SAME_ORIGIN, (b"cookie", cookie)]
+        )
+        assert (await communicator.connect())[0]
+        return communicator, await communicator.receive_output(timeout=2)
+
+    half = consumers.SOCKETS_PER_USER // 2
+    tables = [TableClient(user, table.pk, snapshots) for _ in range(half)]
+    for client in tables:
+        await client.connect()
+    lobbies = [await lobby_socket() for _ in range(consumers.SOCKETS_PER_USER - half)]
+    assert all(json.loads(first["text"])["type"] == "tables" for _lobby, first in lobbies)
+    assert await db(presence.sockets)(user.pk) == consumers.SOCKETS_PER_USER
+
+    refused, output = await lobby_socket()
+    assert output == {"type": "websocket.close", "code": consumers.CLOSE_TOO_MANY_SOCKETS}
+    await refused.disconnect()
+    extra = WebsocketCommunicator(
+        application, f"/ws/table/{table.pk}/", headers=[*SAME_ORIGIN, (b"cookie", cookie)]
+    )
+    assert (await extra.connect())[0]
+    assert (await extra.receive_output(timeout=2))["code"] == consumers.CLOSE_TOO_MANY_SOCKETS
+    await extra.disconnect()
+    # A refused socket never counted at the table, and the cap is per user.
+    assert await db(presence.count)(table.pk, user.pk) == half
+    assert await db(presence.sockets)(user.pk) == consumers.SOCKETS_PER_USER
+    other_cookie = (await db(session_cookie)(other)).encode()
+    other_lobby, first = await lobby_socket(other_cookie)
+    assert json.loads(first["text"])["type"] == "tables"
+
+    # Closing one socket frees its place.
+    await tables.pop().close()
+    again = TableClient(user, table.pk, snapshots)
+    await again.connect()
+    assert await db(presence.sockets)(user.pk) == consumers.SOCKETS_PER_USER
+
+    # The sockets of a process that died stop counting once their heartbeats are stale.
+    redis_client = redis.Redis.from_url(settings.REDIS_URL)
+    name = presence.user_key(user.pk)
+    for member in redis_client.zrange(name, 0, -1):
+        redis_client.zadd(name, {member: time.time() - presence.STALE_SECONDS - 1})
+    redis_client.close()
+    assert await db(presence.sockets)(user.pk) == 0
+    revived = [await lobby_socket() for _ in range(consumers.SOCKETS_PER_USER)]
+    assert all(json.loads(first["text"])["type"] == "tables" for _lobby, first in revived)
+    over, output = await lobby_socket()
+    assert output["code"] == consumers.CLOSE_TOO_MANY_SOCKETS
+    await over.disconnect()
+
+    for client in [*tables, again]:
+        await client.close()
+    for communicator, _first in [*lobbies, *revived, (other_lobby, None)]:
+        await communicator.disconnect()
+    assert await db(presence.sockets)(user.pk) == 0
 
 
 async def test_unknown_tables_close_with_4404_and_anonymous_sockets_with_4401():
