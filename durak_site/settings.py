@@ -153,7 +153,7 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get(
     "CELERY_QUEUE", os.environ.get("CHANNEL_LAYER_PREFIX", "durak")
 )
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    # Finishes any overdue move whose deadline task was lost.
+    # Finishes any overdue move whose deadline task was lost; closes abandoned open tables.
     "games-sweep": {
         "task": "games.tasks.sweep_overdue_games",
         "schedule": 5.0,
@@ -225,6 +225,9 @@ USE_TZ = True
 CURRENCY = os.environ.get("CURRENCY", "RUB")
 # House commission (rake) in percent for new tables, rounded down to a whole unit per game.
 GAMES_COMMISSION_PERCENT = os.environ.get("GAMES_COMMISSION_PERCENT", "0")
+# Seconds an open table waits for players after its newest seat was taken; then the sweeper
+# closes it and returns the held stakes.
+TABLE_OPEN_TTL = int(os.environ.get("TABLE_OPEN_TTL", str(30 * 60)))
 
 # --- Static files --------------------------------------------------------------------------
 

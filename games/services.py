@@ -17,7 +17,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -186,6 +186,30 @@ def table_leave(*, table_id: int, user) -> None:
         _announce(table=table, version=_current_version(table))
 
 
+def table_expire(*, table_id: int) -> bool:
+    """Close an open table nobody joined for ``TABLE_OPEN_TTL`` seconds; every stake returns.
+
+    Under the table lock, so a join racing it either sits down first (and the table is no
+    longer stale) or finds the table closed. A second call finds it closed and does nothing.
+    """
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seats = list(_active_seats(table).select_related("user"))
+        newest = max((seat.joined_at for seat in seats), default=None)
+        if table.status != Table.Status.OPEN or (newest is not None and newest > _open_cutoff()):
+            return False
+        for seat in seats:
+            _seat_release(table=table, seat=seat)
+        table.status = Table.Status.CLOSED
+        table.save(update_fields=["status"])
+        _announce(table=table, version=_current_version(table))
+    return True
+
+
+def _open_cutoff():
+    return timezone.now() - timedelta(seconds=settings.TABLE_OPEN_TTL)
+
+
 def table_set_commission(*, table_id: int, commission_percent: Decimal) -> None:
     """Staff set the house commission of the table's next games; a running game keeps its own."""
     with transaction.atomic():
@@ -332,7 +356,8 @@ def game_timeout(*, game_id: int, version: int) -> bool:
 
 
 def games_sweep() -> int:
-    """Catch up on everything whose timer may have been lost; returns the actions taken."""
+    """Catch up on everything whose timer may have been lost, and close abandoned open tables;
+    returns the actions taken."""
     now = timezone.now()
     done = 0
     overdue = Game.objects.filter(
@@ -357,6 +382,14 @@ def games_sweep() -> int:
     ).values_list("pk", flat=True)
     for table_id in set(expired):
         done += rematch_expire(table_id=table_id)
+    abandoned = (
+        Table.objects.filter(status=Table.Status.OPEN)
+        .annotate(newest=Max("seat_set__joined_at", filter=Q(seat_set__left_at__isnull=True)))
+        .filter(Q(newest__lte=_open_cutoff()) | Q(newest__isnull=True))
+        .values_list("pk", flat=True)
+    )
+    for table_id in abandoned:
+        done += table_expire(table_id=table_id)
     return done
 
 

@@ -15,7 +15,8 @@ def game_deadline(game_id: int, version: int) -> bool:
 
 @shared_task(name="games.tasks.sweep_overdue_games", ignore_result=True)
 def sweep_overdue_games() -> int:
-    """Catch overdue deadlines, long disconnections and expired rematches whose timer was lost."""
+    """Catch overdue deadlines, long disconnections and expired rematches whose timer was lost;
+    close open tables nobody joined in time."""
     return services.games_sweep()
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
+from django.utils import timezone
 
 from games import services
-from games.models import Game, Seat
+from games.models import Game, Seat, Table
 from games.services import GameError
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from wallet.selectors import user_balance
@@ -46,3 +49,68 @@ def test_exactly_one_of_two_racers_gets_the_last_seat(round_):
     assert user_balance(user=loser) == OPENING_BALANCE
     assert not Seat.objects.filter(user=loser).exists()
     assert Game.objects.get(table=table).players == [creator.pk, winner.pk]
+
+
+def run_together(*calls) -> list:
+    """Run the calls at the same moment, each on its own database connection."""
+    start = threading.Barrier(len(calls))
+    outcomes: list = [None] * len(calls)
+
+    def run(index: int, call) -> None:
+        try:
+            start.wait()
+            outcomes[index] = call()
+        except GameError as error:
+            outcomes[index] = error.code
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=item) for item in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return outcomes
+
+
+def abandoned_table(creator) -> Table:
+    table = services.table_create(user=creator, stake=STAKE, seats=3)
+    Seat.objects.filter(table=table).update(joined_at=timezone.now() - timedelta(days=1))
+    return table
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_a_join_racing_the_expiry_either_sits_first_or_is_refused(round_):
+    creator, guest = create_player(), create_player()
+    table = abandoned_table(creator)
+
+    expired, joined = run_together(
+        lambda: services.table_expire(table_id=table.pk),
+        lambda: services.table_join(table_id=table.pk, user=guest),
+    )
+
+    table.refresh_from_db()
+    if expired is True:
+        assert joined == "table_not_open"
+        assert table.status == Table.Status.CLOSED
+        assert user_balance(user=creator) == OPENING_BALANCE
+        assert user_balance(user=guest) == OPENING_BALANCE
+        assert not Seat.objects.filter(user=guest).exists()
+    else:
+        assert expired is False
+        assert isinstance(joined, Seat)
+        assert table.status == Table.Status.OPEN
+        assert user_balance(user=creator) == OPENING_BALANCE - STAKE
+        assert user_balance(user=guest) == OPENING_BALANCE - STAKE
+    call_command("ledger_check")
+
+
+def test_two_sweepers_expiring_one_table_return_the_stake_once():
+    creator = create_player()
+    table = abandoned_table(creator)
+
+    outcomes = run_together(*[lambda: services.table_expire(table_id=table.pk)] * 2)
+
+    assert sorted(outcomes) == [False, True]
+    assert user_balance(user=creator) == OPENING_BALANCE
+    call_command("ledger_check")

@@ -18,6 +18,7 @@ from games.engine.bots import choose_action
 from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
 from games.services import GameError
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
+from wallet.models import LedgerTransaction
 from wallet.selectors import user_balance
 
 pytestmark = pytest.mark.django_db
@@ -98,6 +99,71 @@ def test_leaving_before_the_start_returns_the_stake_and_an_empty_table_closes():
     assert Seat.objects.filter(table=table, user=guest).count() == 2
     services.table_leave(table_id=table.pk, user=guest)
     services.table_leave(table_id=table.pk, user=creator)
+    table.refresh_from_db()
+    assert table.status == Table.Status.CLOSED
+    assert user_balance(user=creator) == OPENING_BALANCE
+    assert user_balance(user=guest) == OPENING_BALANCE
+    call_command("ledger_check")
+
+
+def age_seats(table: Table, seconds: float) -> None:
+    """Pretend the table's seats were taken `seconds` ago."""
+    Seat.objects.filter(table=table).update(joined_at=timezone.now() - timedelta(seconds=seconds))
+
+
+def test_an_open_table_nobody_joins_is_closed_by_the_sweeper_and_every_stake_returns(settings):
+    settings.TABLE_OPEN_TTL = 600
+    creator, guest, late, other = (create_player() for _ in range(4))
+    abandoned = services.table_create(user=creator, stake=STAKE, seats=3)
+    services.table_join(table_id=abandoned.pk, user=guest)
+    age_seats(abandoned, 601)
+    waiting = services.table_create(user=other, stake=STAKE, seats=3)
+    age_seats(waiting, 599)
+    game, players = seated_game(2)
+    age_seats(game.table, 3600)  # a game in progress is never expired
+
+    assert tasks.sweep_overdue_games() >= 1
+    assert tasks.sweep_overdue_games() == 0  # the second run finds nothing left to do
+
+    abandoned.refresh_from_db()
+    assert abandoned.status == Table.Status.CLOSED
+    assert not Seat.objects.filter(table=abandoned, left_at__isnull=True).exists()
+    assert user_balance(user=creator) == OPENING_BALANCE
+    assert user_balance(user=guest) == OPENING_BALANCE
+    releases = LedgerTransaction.objects.filter(
+        kind=LedgerTransaction.Kind.STAKE_RELEASE, table_id=abandoned.pk
+    )
+    assert releases.count() == 2
+    assert services.table_expire(table_id=abandoned.pk) is False
+    assert releases.count() == 2
+    with pytest.raises(GameError) as refused:
+        services.table_join(table_id=abandoned.pk, user=late)
+    assert refused.value.code == "table_not_open"
+    assert user_balance(user=late) == OPENING_BALANCE
+
+    waiting.refresh_from_db()
+    assert waiting.status == Table.Status.OPEN
+    assert user_balance(user=other) == OPENING_BALANCE - STAKE
+    game.table.refresh_from_db()
+    assert game.table.status == Table.Status.PLAYING
+    assert all(user_balance(user=user) == OPENING_BALANCE - STAKE for user in players)
+    call_command("ledger_check")
+
+
+def test_only_the_newest_seat_counts_for_the_expiry_of_an_open_table(settings):
+    settings.TABLE_OPEN_TTL = 600
+    creator, guest = create_player(), create_player()
+    table = services.table_create(user=creator, stake=STAKE, seats=3)
+    age_seats(table, 3600)
+    services.table_join(table_id=table.pk, user=guest)
+    assert services.table_expire(table_id=table.pk) is False
+    services.games_sweep()
+    table.refresh_from_db()
+    assert table.status == Table.Status.OPEN
+    assert user_balance(user=creator) == OPENING_BALANCE - STAKE
+    # A seat given up does not keep the table alive.
+    services.table_leave(table_id=table.pk, user=guest)
+    services.games_sweep()
     table.refresh_from_db()
     assert table.status == Table.Status.CLOSED
     assert user_balance(user=creator) == OPENING_BALANCE

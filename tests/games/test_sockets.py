@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from datetime import timedelta
 
 import pytest
 import redis
@@ -12,13 +13,14 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management import call_command
+from django.utils import timezone
 
 from durak_site.asgi import application
 from games import consumers, presence, services
 from games.engine import Game as EngineGame
 from games.engine import split_bank
 from games.engine.bots import choose_action
-from games.models import BankDistribution, Game, GameEvent, Table
+from games.models import BankDistribution, Game, GameEvent, Seat, Table
 from tests.games.conftest import (
     OPENING_BALANCE,
     STAKE,
@@ -451,6 +453,27 @@ async def test_the_lobby_lists_open_public_tables_live():
     assert await lobby.receive_json_from() == {"type": "pong"}
     await lobby.send_to(text_data=json.dumps({"type": "act"}))
     assert (await lobby.receive_json_from())["code"] == "unknown_type"
+    await lobby.disconnect()
+
+
+async def test_the_lobby_is_told_when_an_abandoned_open_table_is_closed():
+    creator, watcher = await players(2)
+    table = await open_table([creator], 3)
+    cookie = (await db(session_cookie)(watcher)).encode()
+    lobby = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[*SAME_ORIGIN, (b"cookie", cookie)]
+    )
+    assert (await lobby.connect())[0]
+    listed = (await lobby.receive_json_from())["tables"]
+    assert table.pk in [entry["id"] for entry in listed]
+    ttl = timedelta(seconds=settings.TABLE_OPEN_TTL + 1)
+    await db(Seat.objects.filter(table=table).update)(joined_at=timezone.now() - ttl)
+
+    await db(services.games_sweep)()
+
+    assert await lobby.receive_json_from() == {"type": "table_removed", "id": table.pk}
+    assert await db(user_balance)(user=creator) == OPENING_BALANCE
+    assert await lobby.receive_nothing(timeout=0.3)
     await lobby.disconnect()
 
 
