@@ -167,8 +167,11 @@ def game_public_events(*, game: Game) -> list[dict[str, Any]]:
     A move's cards are those it put on the table, which every seat saw, or none (take, pass):
     a hand, the talon and the cards drawn from it are never part of an event.
     """
-    latest = GameEvent.objects.filter(game=game).order_by("-version")[:STATE_EVENTS]
-    return [
+    # One move more than is shown, so that the first one shown knows whether it led its bout.
+    latest = list(GameEvent.objects.filter(game=game).order_by("-version")[: STATE_EVENTS + 1])
+    latest.reverse()
+    before = latest.pop(0).bout if len(latest) > STATE_EVENTS else None
+    events = [
         {
             "version": event.version,
             "bout": event.bout,
@@ -176,8 +179,21 @@ def game_public_events(*, game: Game) -> list[dict[str, Any]]:
             "action": event.action,
             "automatic": event.automatic,
         }
-        for event in reversed(latest)
+        for event in latest
     ]
+    return mark_leads(events, previous_bout=before)
+
+
+def mark_leads(events: list[dict[str, Any]], *, previous_bout: int | None = None) -> list[dict]:
+    """Set each move's ``lead``: whether it opened its bout, being its bout's first move.
+
+    `events` are consecutive moves, oldest first; `previous_bout` is the bout of the move just
+    before the first of them (None when they start with the game).
+    """
+    for event in events:
+        event["lead"] = event["bout"] != previous_bout
+        previous_bout = event["bout"]
+    return events
 
 
 def _players(table: Table, users_by_seat: dict, active: dict[int, Seat]) -> list[dict]:

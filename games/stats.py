@@ -9,6 +9,7 @@ from django.db.models.functions import Coalesce
 from games.engine import DEFAULT_PERCENTAGES
 from games.models import MAX_PLAYERS, BankDistribution, Game, PayoutScheme, Table
 from games.replay import replay_game
+from games.selectors import mark_leads
 
 HISTORY_LIMIT = 50
 LEADERBOARD_LIMIT = 100
@@ -117,7 +118,9 @@ def leaderboard() -> list[dict]:
 def game_replay(*, game: Game) -> dict:
     """Every position of a finished game with all hands open, and the move that led to it."""
     snapshots = replay_game(game)
-    events = list(game.events.order_by("version").values("seat", "action", "automatic", "bout"))
+    events = mark_leads(
+        list(game.events.order_by("version").values("seat", "action", "automatic", "bout"))
+    )
     steps = []
     for index, snapshot in enumerate(snapshots):
         public = snapshot.view(None)

@@ -3,15 +3,16 @@ import { cardSpan } from "./cards.js";
 import { t } from "./i18n.js";
 
 /**
- * Build a log line. `event` has seat, action, automatic, bout; `isLead` tells an opening
- * attack from a throw-in; `nameOf(seat)` gives the nickname.
+ * Build a log line. `event` has seat, action, automatic, bout and lead (the server marks the
+ * move that opened its bout, even when the log no longer reaches back to the bout's start);
+ * `nameOf(seat)` gives the nickname.
  * Returns a DocumentFragment so card codes can be coloured.
  */
-export function describeEvent(event, { isLead, nameOf }) {
+export function describeEvent(event, { nameOf }) {
   const action = event.action || {};
   const name = nameOf(event.seat);
   const keyByType = {
-    attack: isLead ? "log_lead" : "log_throw",
+    attack: event.lead ? "log_lead" : "log_throw",
     defend: "log_defend",
     transfer: "log_transfer",
     take: "log_take",
@@ -44,15 +45,4 @@ export function describeEvent(event, { isLead, nameOf }) {
   fragment.append(template.slice(last));
   if (event.automatic) fragment.append(` ${t("log_automatic")}`);
   return fragment;
-}
-
-/** Mark which attack events open a bout: the first event of each bout. */
-export function leadFlags(events) {
-  const flags = [];
-  let previousBout = null;
-  for (const event of events) {
-    flags.push(event.action?.type === "attack" && event.bout !== previousBout);
-    previousBout = event.bout;
-  }
-  return flags;
 }

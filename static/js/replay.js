@@ -1,12 +1,11 @@
 // Step through a finished game: every position with all hands open.
 import { cardElement, sortHand, SUIT_SYMBOLS } from "./cards.js";
-import { describeEvent, leadFlags } from "./events.js";
+import { describeEvent } from "./events.js";
 import { readJson, t } from "./i18n.js";
 
 const data = readJson("replay-data");
 const steps = data.steps;
 const nameOf = (seat) => data.players[seat] ?? t("seat_n", { n: seat + 1 });
-const flags = [false, ...leadFlags(steps.slice(1).map((step) => step.event))];
 const slider = document.getElementById("replay-slider");
 slider.max = String(steps.length - 1);
 let index = 0;
@@ -15,7 +14,7 @@ function render() {
   const step = steps[index];
   slider.value = String(index);
   const caption = document.getElementById("replay-step");
-  caption.replaceChildren(index ? describeEvent(step.event, { isLead: flags[index], nameOf }) : t("replay_start"));
+  caption.replaceChildren(index ? describeEvent(step.event, { nameOf }) : t("replay_start"));
   document.getElementById("replay-counter").textContent = t("replay_step", { n: index, total: steps.length - 1 });
 
   const deck = document.getElementById("replay-deck");

@@ -1,7 +1,7 @@
 // The live table: renders the server's state and sends moves over /ws/table/<id>/.
 // The server decides everything; this code only shows the state and offers legal moves.
 import { backElement, cardElement, rankOf, sortHand, SUIT_SYMBOLS } from "./cards.js";
-import { describeEvent, leadFlags } from "./events.js";
+import { describeEvent } from "./events.js";
 import { formatMoney, readJson, t } from "./i18n.js";
 import { ReconnectingSocket } from "./socket.js";
 
@@ -482,11 +482,10 @@ function renderLog() {
   const items = [];
   logBouts().reverse().forEach((events, index) => {
     if (index) items.push(Object.assign(document.createElement("li"), { className: "bout-sep", role: "separator" }));
-    const flags = leadFlags(events);
-    const lines = events.map((event, position) => {
+    const lines = events.map((event) => {
       const item = document.createElement("li");
       if (event.automatic) item.classList.add("auto");
-      item.append(describeEvent(event, { isLead: flags[position], nameOf }));
+      item.append(describeEvent(event, { nameOf }));
       return item;
     });
     items.push(...lines.reverse()); // newest first

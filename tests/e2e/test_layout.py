@@ -172,3 +172,27 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
     page.goto(f"{live_url}/lobby/")
     screenshot(page, "lobby-desktop-en")
     assert not blocked
+
+
+def test_the_log_labels_attacks_by_the_lead_mark_of_the_server(browser, live_url, off_loop):
+    """A log cut by the cap may start inside a bout: its first attack there is a throw-in."""
+    host, guest = funded_player("leadhost"), funded_player("leadguest")
+    table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
+    off_loop(services.table_join, table_id=table.pk, user=guest)
+    page = log_in(browser, live_url, host, DESKTOP)
+    page.goto(f"{live_url}/table/{table.pk}/")
+    expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+    lines = page.evaluate(
+        """async () => {
+            const script = document.querySelector('script[type=module][src*="table"]');
+            const { describeEvent } = await import(new URL("events.js", script.src));
+            const line = (lead) => describeEvent(
+                { seat: 0, bout: 3, automatic: false, lead,
+                  action: { type: "attack", cards: ["7S"] } },
+                { nameOf: () => "anna" },
+            ).textContent;
+            return [line(true), line(false)];
+        }"""
+    )
+    assert lines == ["anna ходит 7♠", "anna подкидывает 7♠"]
+    page.context.close()

@@ -67,6 +67,11 @@ class SecretLeak(AssertionError):
     pass
 
 
+# Everything a public event may carry (docs/protocol.md); a new field must be added here on
+# purpose, after checking that it reveals nothing a seat did not see.
+PUBLIC_EVENT_FIELDS = frozenset({"version", "bout", "seat", "action", "automatic", "lead"})
+
+
 class Snapshots:
     """The server's full engine state at each version, to check what a client was shown."""
 
@@ -177,6 +182,9 @@ class TableClient:
         leaked = hidden & set(strings_in(message))
         if leaked:
             raise SecretLeak(f"{self.user.username} was shown {sorted(leaked)}")
+        extra = {key for event in message["events"] for key in event} - PUBLIC_EVENT_FIELDS
+        if extra:
+            raise SecretLeak(f"{self.user.username} was sent event fields {sorted(extra)}")
 
     async def drain(self) -> None:
         """Read (and check) everything already sent, e.g. presence updates."""

@@ -226,6 +226,7 @@ async def test_illegal_acts_are_refused_with_the_engine_or_service_code(snapshot
         "seat": leader,
         "action": lead,
         "automatic": False,
+        "lead": True,
     }
     for client in [*clients, watcher]:
         await client.close()
@@ -477,7 +478,7 @@ async def test_the_lobby_is_told_when_an_abandoned_open_table_is_closed():
     await lobby.disconnect()
 
 
-async def test_the_leak_check_flags_a_card_of_another_hand(snapshots):
+async def test_the_leak_check_flags_a_card_of_another_hand_and_unvetted_event_fields(snapshots):
     users = await players(2)
     table = await open_table(users, 2)
     client = TableClient(users[0], table.pk, snapshots)
@@ -486,6 +487,22 @@ async def test_the_leak_check_flags_a_card_of_another_hand(snapshots):
     foreign = EngineGame.from_dict(game.state).hand(1)[0]
     state["players"][0]["nickname"] = foreign
     with pytest.raises(SecretLeak):
+        await client.check_secrets(state)
+    # An event field nobody vetted is flagged too, whatever it holds.
+    state["players"][0]["nickname"] = users[0].username
+    await client.check_secrets(state)
+    state["events"] = [
+        {
+            "version": 1,
+            "bout": 0,
+            "seat": 0,
+            "action": {"type": "take"},
+            "automatic": False,
+            "lead": False,
+            "drawn": 2,
+        }
+    ]
+    with pytest.raises(SecretLeak, match="drawn"):
         await client.check_secrets(state)
     await client.close()
 

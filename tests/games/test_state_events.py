@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from games import selectors
+from games import selectors, stats
 from games.engine import Game as EngineGame
 from games.models import Game, GameEvent
+from games.replay import replay_game
 from tests.games.test_services import bot_move, seated_game
 
 pytestmark = pytest.mark.django_db
@@ -42,4 +43,39 @@ def test_the_state_carries_only_the_latest_moves_of_a_long_game(monkeypatch):
         game.version - 2,
         game.version - 1,
         game.version,
+    ]
+
+
+def led_bout(game: Game) -> dict[int, bool]:
+    """For each move, by version: was it a lead, an attack on an empty table? From the engine."""
+    before = replay_game(game)  # the position before move `version` is at index version - 1
+    return {
+        event.version: event.action["type"] == "attack"
+        and not before[event.version - 1].view(None)["table"]
+        for event in GameEvent.objects.filter(game=game)
+    }
+
+
+def test_each_move_shown_says_whether_it_led_its_bout_even_when_the_log_starts_mid_bout(
+    monkeypatch,
+):
+    game, users = seated_game(3)
+    game = play_bouts(game, users, 4)
+    truth = led_bout(game)
+    assert any(truth.values()) and not all(truth.values())
+    first_shown_throw_ins = 0
+    for shown in range(1, game.version + 1):
+        monkeypatch.setattr(selectors, "STATE_EVENTS", shown)
+        events = selectors.table_state_for(table=game.table, user=None)["events"]
+        assert [event["version"] for event in events] == list(
+            range(game.version - shown + 1, game.version + 1)
+        )
+        assert [event["lead"] for event in events] == [truth[event["version"]] for event in events]
+        first = events[0]
+        first_shown_throw_ins += first["action"]["type"] == "attack" and not first["lead"]
+    assert first_shown_throw_ins  # some cut fell just before a throw-in, the case that matters
+
+    steps = stats.game_replay(game=game)["steps"]
+    assert [step["event"]["lead"] for step in steps[1:]] == [
+        truth[version] for version in range(1, game.version + 1)
     ]
