@@ -113,6 +113,7 @@ def _strings() -> dict[str, str]:
         # connection and errors
         "reconnecting": _("No connection, reconnecting…"),
         "connection_refused": _("The connection was refused. Reload the page."),
+        "too_many_sockets": _("Too many open tabs; close some, reconnecting…"),
         "error_offline": _("No connection: the move was not sent."),
         "error_generic": _("The move was refused."),
         "error_illegal_drop": _("That card cannot go there."),

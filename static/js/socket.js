@@ -3,12 +3,15 @@
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 15000;
 const PING_EVERY_MS = 25000;
+/** The close code of a socket over the user's cap (docs/protocol.md). */
+export const TOO_MANY_SOCKETS = 4429;
 
 export class ReconnectingSocket {
   /**
    * @param {string} path e.g. "/ws/table/5/"
    * @param {{onMessage: Function, onStatus?: Function, onOpen?: Function}} handlers
-   *   onStatus(connected: boolean, attempt: number); onOpen() runs after every (re)connect.
+   *   onStatus(connected: boolean, attempt: number, code?: number): `code` is the close code
+   *   (4429: the user has too many sockets open; retried); onOpen() runs after every (re)connect.
    */
   constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {} }) {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
@@ -60,13 +63,13 @@ export class ReconnectingSocket {
         this.onStatus(false, -1, event.code);
         return;
       }
-      this.scheduleRetry();
+      this.scheduleRetry(event.code);
     });
   }
 
-  scheduleRetry() {
+  scheduleRetry(code) {
     this.attempt += 1;
-    this.onStatus(false, this.attempt);
+    this.onStatus(false, this.attempt, code);
     const base = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** (this.attempt - 1));
     const delay = base / 2 + Math.random() * (base / 2);
     this.retryTimer = setTimeout(() => this.connect(), delay);

@@ -3,7 +3,7 @@
 import { backElement, cardElement, rankOf, sortHand, SUIT_SYMBOLS } from "./cards.js";
 import { describeEvent } from "./events.js";
 import { formatMoney, readJson, t } from "./i18n.js";
-import { ReconnectingSocket } from "./socket.js";
+import { ReconnectingSocket, TOO_MANY_SOCKETS } from "./socket.js";
 
 const root = document.getElementById("table-app");
 const tableId = Number(root.dataset.tableId);
@@ -650,9 +650,14 @@ function showToast(text, isError = false) {
   toastTimer = setTimeout(() => { els.toast.hidden = true; }, 3500);
 }
 
+function connectionProblem(attempt, code) {
+  if (attempt < 0) return t("connection_refused");
+  return code === TOO_MANY_SOCKETS ? t("too_many_sockets") : t("reconnecting");
+}
+
 function onStatus(connected, attempt, code) {
   els.banner.hidden = connected;
-  if (!connected) els.banner.textContent = attempt < 0 ? t("connection_refused") : t("reconnecting");
+  if (!connected) els.banner.textContent = connectionProblem(attempt, code);
   if (!connected) clearInFlight();
   document.body.classList.toggle("offline", !connected);
 }

@@ -196,3 +196,38 @@ def test_the_log_labels_attacks_by_the_lead_mark_of_the_server(browser, live_url
     )
     assert lines == ["anna ходит 7♠", "anna подкидывает 7♠"]
     page.context.close()
+
+
+def test_a_tab_over_the_socket_cap_says_so_and_connects_once_a_tab_closes(
+    browser, live_url, off_loop
+):
+    host, guest = funded_player("manytabs"), funded_player("manytabsguest")
+    table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
+    off_loop(services.table_join, table_id=table.pk, user=guest)
+    first = log_in(browser, live_url, host, DESKTOP)
+    # Other tabs of the same user: lobby sockets opened until the server refuses one.
+    refused = first.evaluate(
+        """async () => {
+            window.tabs = [];
+            for (let opened = 0; opened < 20; opened++) {
+                const socket = new WebSocket(`ws://${location.host}/ws/lobby/`);
+                const code = await new Promise((resolve) => {
+                    socket.addEventListener("message", () => resolve(0), { once: true });
+                    socket.addEventListener("close", (event) => resolve(event.code));
+                });
+                if (code) return code;
+                window.tabs.push(socket);
+            }
+            return 0;
+        }"""
+    )
+    assert refused == 4429
+    second = first.context.new_page()
+    second.goto(f"{live_url}/table/{table.pk}/")
+    banner = second.get_by_test_id("conn-banner")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("слишком много вкладок")
+    first.evaluate("() => window.tabs.pop().close()")
+    expect(banner).to_be_hidden(timeout=20_000)
+    expect(second.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+    first.context.close()
