@@ -72,11 +72,6 @@ def unclaim(user_id: int, connection: str) -> None:
     redis_client().zrem(user_key(user_id), connection)
 
 
-def sockets(user_id: int) -> int:
-    """The user's live sockets of any kind."""
-    return int(redis_client().zcount(user_key(user_id), time.time() - STALE_SECONDS, "+inf"))
-
-
 def key(table_id: int | str, user_id: int | str) -> str:
     """The Redis key of one user's sockets at one table (inside this site's cache prefix)."""
     return cache.make_key(f"games:presence:{table_id}:{user_id}")
