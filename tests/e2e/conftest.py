@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from django.conf import settings
 from django.db import connection
+
+from tests.servers import free_port, test_database_url, wait_for_port
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 SCREENSHOTS = BASE_DIR / "test-artifacts" / "screenshots"
@@ -37,33 +38,6 @@ BROWSER_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with code {process.returncode}")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError("the server did not start listening")
-
-
-def _test_database_url() -> str:
-    database = settings.DATABASES["default"]
-    user = database["USER"]
-    password = f":{database['PASSWORD']}" if database.get("PASSWORD") else ""
-    host = database["HOST"] or "127.0.0.1"
-    port = database["PORT"] or 5432
-    return f"postgres://{user}{password}@{host}:{port}/{connection.settings_dict['NAME']}"
-
-
 def _redis_url(db: int) -> str:
     parts = urlsplit(settings.REDIS_URL)
     return urlunsplit(parts._replace(path=f"/{db}"))
@@ -74,7 +48,7 @@ class LiveServer:
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -89,7 +63,7 @@ class LiveServer:
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        _wait_for_port(self.port, self.process)
+        wait_for_port(self.port, self.process)
 
     def stop(self) -> None:
         if self.process is None:
@@ -107,7 +81,7 @@ class LiveServer:
 def daphne_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
     """Daphne serving durak_site.asgi:application against the test database."""
     with django_db_blocker.unblock():
-        database_url = _test_database_url()
+        database_url = test_database_url()
     server = LiveServer(
         {
             **os.environ,

@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,7 +15,6 @@ import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core.management import call_command
-from django.db import connection
 from websockets.asyncio.client import connect
 
 from durak_site.celery import app as celery_app
@@ -34,6 +32,7 @@ from tests.games.conftest import (
     strings_in,
 )
 from tests.players import session_cookie
+from tests.servers import free_port, test_database_url, wait_for_port
 from wallet.selectors import user_balance
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -45,34 +44,13 @@ BASE_DIR = Path(settings.BASE_DIR)
 SEND_INTERVAL = 0.11
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server exited"
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise AssertionError(f"nothing listens on {port}")
-
-
 @pytest.fixture
 def cluster(tmp_path):
     """Two Daphne servers and one Celery worker on the test database, stopped afterwards."""
-    database = connection.settings_dict
-    credentials = database["USER"] + (f":{database['PASSWORD']}" if database["PASSWORD"] else "")
     env = {
         **os.environ,
         "DEBUG": "1",
-        "DATABASE_URL": (
-            f"postgres://{credentials}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-        ),
+        "DATABASE_URL": test_database_url(),
         "REDIS_URL": settings.REDIS_URL,
         "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
         "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],

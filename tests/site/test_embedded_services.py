@@ -1,7 +1,6 @@
 """The embedded PostgreSQL and Redis start, keep their data between runs, and stop cleanly."""
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -9,13 +8,9 @@ from pathlib import Path
 import psycopg
 import redis
 
+from tests.servers import free_port
+
 BASE_DIR = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _embedded(call: str, env: dict) -> str:
@@ -32,7 +27,7 @@ def _embedded(call: str, env: dict) -> str:
 
 
 def test_start_reuse_and_stop(tmp_path):
-    pg_port, redis_port = _free_port(), _free_port()
+    pg_port, redis_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}} | {
         "DURAK_VAR_DIR": str(tmp_path / "var"),
         "EMBEDDED_PG_PORT": str(pg_port),
