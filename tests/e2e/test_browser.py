@@ -63,16 +63,26 @@ def hand_card(page: Page, code: str):
     return page.locator(f"#hand .pcard[data-card='{code}']")
 
 
+# Where a finger lands on a hand card: its top-left corner, the part an overlapping
+# neighbour (to the right, or in the row below) never covers.
+CARD_CORNER = {"x": 12, "y": 14}
+
+
+def tap_card(page: Page, code: str) -> None:
+    hand_card(page, code).click(position=CARD_CORNER)
+
+
 def drag_to(page: Page, source, target) -> None:
     """Drag with pointer events (mouse down, several moves, up) as a finger or mouse would."""
     box = source.bounding_box()
     goal = target.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    start_x, start_y = box["x"] + CARD_CORNER["x"], box["y"] + CARD_CORNER["y"]
+    page.mouse.move(start_x, start_y)
     page.mouse.down()
     for step in range(1, 6):
         page.mouse.move(
-            box["x"] + (goal["x"] + goal["width"] / 2 - box["x"]) * step / 5,
-            box["y"] + (goal["y"] + goal["height"] / 2 - box["y"]) * step / 5,
+            start_x + (goal["x"] + goal["width"] / 2 - start_x) * step / 5,
+            start_y + (goal["y"] + goal["height"] / 2 - start_y) * step / 5,
         )
     page.mouse.up()
 
@@ -91,12 +101,12 @@ def play_one_move(page: Page, state: dict, rng: random.Random, stats: dict) -> N
             if card:
                 expect(hand_card(page, card)).to_have_class(re.compile(r"\bplayable\b"))
     if transfers and rng.random() < 0.5:
-        hand_card(page, transfers[0]["cards"][0]).click()
+        tap_card(page, transfers[0]["cards"][0])
         page.get_by_test_id("play").click()
         stats["transfer"] += 1
     elif defends and (rng.random() < 0.8 or "take" not in kinds):
         move = rng.choice(defends)
-        hand_card(page, move["card"]).click()
+        tap_card(page, move["card"])
         target = page.locator(f"#playfield .pcard.attack[data-card='{move['attack']}']")
         expect(target).to_have_class(re.compile(r"\btarget\b"))
         if stats["drag"] == 0:
@@ -116,11 +126,11 @@ def play_one_move(page: Page, state: dict, rng: random.Random, stats: dict) -> N
             else (attacks[0])
         )
         for card in lead["cards"]:
-            hand_card(page, card).click()
+            tap_card(page, card)
         playfield.click(position={"x": 8, "y": 8})
         stats["lead"] += 1
     elif attacks and (rng.random() < 0.4 or "pass" not in kinds):
-        hand_card(page, rng.choice(attacks)["cards"][0]).click()
+        tap_card(page, rng.choice(attacks)["cards"][0])
         playfield.click(position={"x": 8, "y": 8})
         stats["throw"] += 1
     else:
