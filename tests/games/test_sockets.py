@@ -242,10 +242,13 @@ async def test_the_rate_limit_refuses_a_flood(snapshots):
     users = await players(2)
     table = await open_table(users, 2)
     client = (await connect_all(users[:1], table, snapshots))[0]
+    started = time.monotonic()
     for _ in range(40):
         await client.send({"type": "ping"})
     replies = [(await client.receive())["type"] for _ in range(40)]
-    assert 20 <= replies.count("pong") < 30
+    refilled = (time.monotonic() - started) * consumers.RATE_PER_SECOND
+    assert consumers.RATE_BURST <= replies.count("pong") <= consumers.RATE_BURST + refilled + 1
+    assert replies.count("pong") < 40
     assert replies.count("error") == 40 - replies.count("pong")
     assert client.errors and {error["code"] for error in client.errors} == {"rate_limited"}
     await client.close()
@@ -255,8 +258,9 @@ async def test_the_rate_limit_is_shared_by_all_sockets_of_a_user(snapshots):
     users = await players(2)
     table = await open_table(users, 2)
     # Each socket stays within its own burst: only the user's shared bucket can refuse.
+    # Six sockets send far more than the user's burst, so a slow machine's refill cannot hide it.
     per_socket = int(consumers.RATE_BURST) - 2
-    sockets = [TableClient(users[0], table.pk, snapshots) for _ in range(3)]
+    sockets = [TableClient(users[0], table.pk, snapshots) for _ in range(6)]
     for client in sockets:
         await client.connect()
     other = TableClient(users[1], table.pk, snapshots)
