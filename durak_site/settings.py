@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "import_export",
     "durak_site",
     "durak_site.accounts",
+    "durak_site.audit",
     "wallet",
     "games",
 ]

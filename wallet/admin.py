@@ -14,7 +14,7 @@ from import_export.admin import ExportMixin
 from import_export.formats.base_formats import CSV, XLSX
 from import_export.forms import ExportForm
 
-from durak_site.admin_readonly import ReadOnlyInline
+from durak_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 from wallet import services
 from wallet.admin_filters import DateRangeFilter, EntryPlayerFilter, TransactionPlayerFilter
 from wallet.forms import StaffAdjustmentForm
@@ -24,19 +24,6 @@ from wallet.resources import EntryResource, LedgerTransactionResource
 from wallet.selectors import account_statement
 
 EXPORT_FORMATS = {"csv": CSV, "xlsx": XLSX}
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Ledger rows are immutable: staff may look, never add, change or delete."""
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 class LedgerExportMixin(ExportMixin):

@@ -19,6 +19,7 @@ from fractions import Fraction
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 
+from durak_site.audit.services import record_staff_action
 from games.engine import split_bank
 from wallet.models import Account, Entry, LedgerTransaction
 
@@ -184,13 +185,23 @@ def staff_adjust(
     if staff_user is None or not staff_user.is_staff:
         raise InvalidCommand(_("Only staff may adjust a wallet."))
     with transaction.atomic():
-        return _post(
+        ledger_transaction = _post(
             kind=LedgerTransaction.Kind.ADJUSTMENT,
             idempotency_key=idempotency_key,
             movements={_user_account(user): amount, _house_account(): -amount},
             memo=reason,
             initiated_by=staff_user,
         )
+        record_staff_action(
+            staff=staff_user,
+            action="wallet.adjust",
+            reason=reason,
+            target=ledger_transaction,
+            player=user,
+            details={"amount": amount},
+            idempotency_key=f"wallet.adjust:{ledger_transaction.pk}",
+        )
+    return ledger_transaction
 
 
 # --- posting ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from durak_site.audit.models import StaffAction
 from wallet import selectors, services
 from wallet.models import Account, LedgerTransaction
 
@@ -185,6 +186,13 @@ def test_staff_credit_records_the_staff_member_and_posts_once(staff_client, staf
     assert adjustment.memo == "Compensation for a lost connection"
     assert selectors.user_balance(user=anna) == 5_000 + 1_250
     assert Account.objects.get(kind=Account.Kind.HOUSE).balance == -1_250
+    audit = StaffAction.objects.get()
+    assert (audit.staff, audit.action, audit.player, audit.reason) == (
+        staff,
+        "wallet.adjust",
+        anna,
+        "Compensation for a lost connection",
+    )
 
 
 def test_staff_debit_cannot_overdraw(staff_client, ledger):
