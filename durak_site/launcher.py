@@ -1,7 +1,8 @@
 """Start the whole platform, or the test suite, on one machine.
 
 ``python -m durak_site.launcher run``   services, migrations, Daphne, Celery worker and beat
-``python -m durak_site.launcher test``  services, migrations, a browser, then pytest
+``python -m durak_site.launcher test``  the script unit tests (node --test), then services,
+                                        migrations, a browser and pytest
 
 Called by the ``dev`` script after it has prepared the virtual environment.
 """
@@ -132,7 +133,23 @@ def ensure_browser() -> str | None:
     return "playwright" if result.returncode == 0 else None
 
 
+def script_tests() -> int:
+    """Run the client scripts' unit tests (tests/js) with Node's test runner."""
+    node = shutil.which("node")
+    if node is None:
+        _say("Node.js 20+ is needed for the script unit tests (tests/js); install it")
+        return 1
+    files = sorted(
+        str(path.relative_to(BASE_DIR)) for path in (BASE_DIR / "tests" / "js").glob("*.test.mjs")
+    )
+    return subprocess.run([node, "--test", "--test-reporter=spec", *files], cwd=BASE_DIR).returncode
+
+
 def test(pytest_args: list[str]) -> int:
+    failed = script_tests()
+    if failed:
+        _say("the script unit tests failed; pytest was not started")
+        return failed
     # pytest builds its own test database, so the development one is left alone.
     started = _prepare(migrate=False)
     # Connections opened in worker threads must not outlive a test and block database teardown.

@@ -96,16 +96,11 @@ def _strings() -> dict[str, str]:
         "log_empty": _("No moves in this bout yet."),
         # fairness and results
         "seed_hidden": _("revealed when the game ends"),
-        "result_title": _("Game over"),
         "result_draw": _("A draw: no durak this time"),
         "result_stalemate": _(
             "Everyone still in was away and the game could not go on: they share the places left"
         ),
         "result_durak": _("%(name)s is the durak"),
-        "place": _("Place"),
-        "player": _("Player"),
-        "percent": _("Share"),
-        "payout": _("Payout"),
         "durak_short": _("D"),
         "rematch_none": _("Nobody has confirmed a rematch yet."),
         "rematch_confirmed": _("Rematch confirmed by %(names)s (%(count)s/%(total)s)"),

@@ -1,14 +1,10 @@
-// Card codes are rank + suit: ranks 6789TJQKA, suits SCDH (e.g. "TH" = ten of hearts).
+// Card elements and card names (codes and sorting live in cardcodes.js).
+import { isRed, rankOf, suitOf } from "./cardcodes.js";
 import { t } from "./i18n.js";
 
-export const RANKS = "6789TJQKA";
+export { isRed, RANKS, rankOf, sortHand, suitOf } from "./cardcodes.js";
 export const SUIT_SYMBOLS = { S: "♠", C: "♣", D: "♦", H: "♥" };
-const RED = new Set(["D", "H"]);
 const FACES = new Set(["J", "Q", "K"]);
-
-export const rankOf = (code) => code[0];
-export const suitOf = (code) => code[1];
-export const isRed = (code) => RED.has(suitOf(code));
 
 /** The rank as players read it: 10 for T, В/Д/К/Т in Russian, J/Q/K/A in English. */
 export function rankLabel(rank) {
@@ -32,44 +28,33 @@ export function cardSpan(code) {
   return span;
 }
 
-/** Sort a hand: by rank, trumps last, ties by suit order. */
-export function sortHand(codes, trumpSuit) {
-  const key = (code) =>
-    (suitOf(code) === trumpSuit ? 100 : 0) + RANKS.indexOf(rankOf(code)) * 4 + "SCDH".indexOf(suitOf(code));
-  return [...codes].sort((a, b) => key(a) - key(b));
-}
+// One card's markup, cloned for every card instead of building it node by node.
+const CARD_TEMPLATE = document.createElement("template");
+CARD_TEMPLATE.innerHTML = '<div class="pcard" role="img"><span class="corner top"><span></span><span class="suit"></span></span>'
+  + '<span class="pip"></span><span class="corner bottom"><span></span><span class="suit"></span></span></div>';
 
 /** A face-up card element. */
 export function cardElement(code, { size = "", trump = false } = {}) {
-  const card = document.createElement("div");
+  const card = CARD_TEMPLATE.content.firstElementChild.cloneNode(true);
   const rank = rankOf(code);
   const suit = SUIT_SYMBOLS[suitOf(code)];
-  card.className = `pcard${isRed(code) ? " red" : ""}${size ? ` ${size}` : ""}${trump ? " trump-mark" : ""}`;
+  if (isRed(code)) card.classList.add("red");
+  if (size) card.classList.add(size);
+  if (trump) card.classList.add("trump-mark");
   card.dataset.card = code;
-  card.setAttribute("role", "img");
   card.setAttribute("aria-label", cardName(code));
   const label = rankLabel(rank);
-  const corner = (where) => {
-    const node = document.createElement("span");
-    node.className = `corner ${where}`;
-    const r = document.createElement("span");
-    r.textContent = label;
-    const s = document.createElement("span");
-    s.className = "suit";
-    s.textContent = suit;
-    node.append(r, s);
-    return node;
-  };
-  const pip = document.createElement("span");
-  pip.className = `pip${FACES.has(rank) ? " face" : ""}`;
+  for (const corner of card.querySelectorAll(".corner")) {
+    corner.firstElementChild.textContent = label;
+    corner.lastElementChild.textContent = suit;
+  }
+  const pip = card.querySelector(".pip");
   if (FACES.has(rank)) {
-    const inner = document.createElement("span");
-    inner.textContent = suit;
-    pip.append(inner);
+    pip.classList.add("face");
+    pip.append(Object.assign(document.createElement("span"), { textContent: suit }));
   } else {
     pip.textContent = suit;
   }
-  card.append(corner("top"), pip, corner("bottom"));
   return card;
 }
 

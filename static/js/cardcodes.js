@@ -1,0 +1,23 @@
+// Card codes are rank + suit: ranks 6789TJQKA, suits SCDH (e.g. "TH" = ten of hearts).
+// Pure helpers, shared by the pages and the unit tests.
+
+export const RANKS = "6789TJQKA";
+export const SUITS = "SCDH";
+const RED = new Set(["D", "H"]);
+
+export const rankOf = (code) => code[0];
+export const suitOf = (code) => code[1];
+export const isRed = (code) => RED.has(suitOf(code));
+
+/**
+ * Sort a hand with trumps last: `by` "rank" orders by rank (ties by suit), "suit" groups the
+ * suits (in SCDH order) and orders each by rank.
+ */
+export function sortHand(codes, trumpSuit, by = "rank") {
+  const rank = (code) => RANKS.indexOf(rankOf(code));
+  const suit = (code) => SUITS.indexOf(suitOf(code));
+  const key = by === "suit"
+    ? (code) => (suitOf(code) === trumpSuit ? 100 : 0) + suit(code) * 10 + rank(code)
+    : (code) => (suitOf(code) === trumpSuit ? 100 : 0) + rank(code) * 4 + suit(code);
+  return [...codes].sort((a, b) => key(a) - key(b));
+}

@@ -1,0 +1,33 @@
+// Pure layout helpers: seat order, the hand's rows, the log's bouts.
+
+/** Seats in display order: the own seat first (shown at the bottom), the rest clockwise. */
+export function displayOrder(total, mySeat) {
+  const start = mySeat ?? 0;
+  return Array.from({ length: total }, (_, index) => (start + index) % total);
+}
+
+/**
+ * Lay a hand out in as few rows as keep every card's corner readable and tappable: cards spread
+ * out when there is room and overlap (then wrap into more rows) when there is not.
+ * Returns the cards per row and the horizontal step from one card to the next.
+ */
+export function handLayout({ count, cardWidth, available, gap, minVisible }) {
+  const perRowMax = available > cardWidth ? Math.floor((available - cardWidth) / minVisible) + 1 : count;
+  const rows = Math.max(1, Math.ceil(count / Math.max(1, perRowMax)));
+  const perRow = Math.max(1, Math.ceil(count / rows));
+  const step = perRow > 1 && available > cardWidth
+    ? Math.min(cardWidth + gap, (available - cardWidth) / (perRow - 1))
+    : cardWidth + gap;
+  return { rows, perRow, step };
+}
+
+/** The game's moves (the latest ones the server sent), grouped by bout, oldest first. */
+export function logBouts(events) {
+  const bouts = [];
+  for (const event of events || []) {
+    const last = bouts[bouts.length - 1];
+    if (last && last[0].bout === event.bout) last.push(event);
+    else bouts.push([event]);
+  }
+  return bouts;
+}

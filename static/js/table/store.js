@@ -1,0 +1,71 @@
+// The table page's whole mutable state in one place: the server's state, the own selection,
+// the move awaiting an answer, and the offset of the server's clock.
+
+export class TableStore {
+  constructor(state) {
+    this.state = state;
+    this.selected = []; // card codes chosen in the own hand
+    this.inFlight = null; // {version, timer} while a move awaits the server's answer
+    this.clockOffsetMs = 0; // server clock minus local clock
+  }
+
+  get view() {
+    return this.state.view || null;
+  }
+
+  get seat() {
+    return Number.isInteger(this.state.you) ? this.state.you : null;
+  }
+
+  get gameId() {
+    return this.state.game?.id ?? null;
+  }
+
+  player(seat) {
+    return (this.state.players || []).find((player) => player.seat === seat) || null;
+  }
+
+  /**
+   * Take a state message from the server. Returns false (and changes nothing) for an older
+   * snapshot of the same game that overtook a newer one.
+   */
+  receive(message, nowMs = Date.now()) {
+    const current = this.state;
+    if (typeof message.version === "number" && typeof current.version === "number"
+        && message.version < current.version && message.game?.id === current.game?.id) {
+      return false;
+    }
+    this.state = message;
+    if (message.server_time) this.clockOffsetMs = Date.parse(message.server_time) - nowMs;
+    const hand = this.view?.hand || [];
+    this.selected = message.game?.id === current.game?.id ? this.selected.filter((card) => hand.includes(card)) : [];
+    this.endMove();
+    return true;
+  }
+
+  select(cards) {
+    this.selected = [...cards];
+  }
+
+  /** Remember a sent move; `onTimeout` runs if no answer came within `timeoutMs`. */
+  beginMove(onTimeout, timeoutMs) {
+    this.endMove();
+    const timer = setTimeout(() => {
+      this.inFlight = null;
+      onTimeout();
+    }, timeoutMs);
+    this.inFlight = { version: this.state.version, timer };
+    this.selected = [];
+  }
+
+  endMove() {
+    if (this.inFlight) clearTimeout(this.inFlight.timer);
+    this.inFlight = null;
+  }
+
+  /** Seconds left until the state's deadline by the server's clock, or null without one. */
+  secondsLeft(nowMs = Date.now()) {
+    if (!this.state.deadline) return null;
+    return Math.max(0, (Date.parse(this.state.deadline) - (nowMs + this.clockOffsetMs)) / 1000);
+  }
+}

@@ -1,0 +1,30 @@
+// The line above the board: stake, bank, commission, time limits.
+import { formatMoney, t } from "../../i18n.js";
+import { region } from "../region.js";
+import { fromTemplate, slot } from "../dom.js";
+
+const node = document.getElementById("table-info");
+
+const draw = region((parts) => {
+  node.replaceChildren(
+    ...parts.map(([label, value]) => {
+      const item = fromTemplate("info-item-template");
+      slot(item, "label").textContent = `${label}: `;
+      slot(item, "value").textContent = value;
+      return item;
+    }),
+  );
+});
+
+export function renderInfo({ state, takenSeats }) {
+  const table = state.table || {};
+  const players = state.game ? (state.players || []).length : takenSeats;
+  const parts = [
+    [t("stake"), formatMoney(table.stake || 0)],
+    [t("bank"), formatMoney(state.result?.bank ?? (table.stake || 0) * players)],
+  ];
+  if (Number(table.commission_percent) > 0) parts.push([t("commission"), `${Number(table.commission_percent)} %`]);
+  parts.push([t("turn_time"), `${table.turn_seconds} ${t("seconds_short")}`]);
+  parts.push([t("throw_time"), `${table.throw_seconds} ${t("seconds_short")}`]);
+  draw(parts);
+}

@@ -1,0 +1,76 @@
+// The result under the board: the durak, places and payouts, and the rematch offer.
+import { formatMoney, t } from "../../i18n.js";
+import { region } from "../region.js";
+import { fromTemplate, slot } from "../dom.js";
+
+const node = document.getElementById("result");
+
+function headline(result, nameOf) {
+  if (result.stalemate) return t("result_stalemate");
+  if (result.durak === null || result.durak === undefined) return t("result_draw");
+  return t("result_durak", { name: nameOf(result.durak) });
+}
+
+function payoutRow(row, result, mine, nameOf) {
+  const tr = fromTemplate("result-row-template");
+  tr.classList.toggle("durak", row.seat === result.durak);
+  tr.classList.toggle("mine", row.seat === mine);
+  const medal = slot(tr, "place");
+  medal.classList.add(`p${row.place}`);
+  medal.textContent = row.seat === result.durak ? t("durak_short") : String(row.place);
+  slot(tr, "player").textContent = row.nickname ?? nameOf(row.seat);
+  slot(tr, "percent").textContent = `${Number(row.percent).toLocaleString(document.documentElement.lang, { maximumFractionDigits: 2 })} %`;
+  slot(tr, "amount").textContent = formatMoney(row.amount);
+  return tr;
+}
+
+function rematchBlock({ rematch, mine, total, gameId }, nameOf) {
+  const block = fromTemplate("rematch-template");
+  const confirmed = rematch?.confirmed || [];
+  slot(block, "info").textContent = confirmed.length
+    ? t("rematch_confirmed", { names: confirmed.map(nameOf).join(", "), count: confirmed.length, total })
+    : t("rematch_none");
+  const form = slot(block, "form");
+  if (mine !== null && rematch) {
+    form.setAttribute("action", form.getAttribute("action").replace("/0/", `/${gameId}/`));
+    const submit = form.querySelector("button");
+    if (confirmed.includes(mine)) {
+      submit.disabled = true;
+      submit.textContent = t("rematch_waiting");
+    }
+  } else {
+    form.remove();
+  }
+  return block;
+}
+
+const draw = region((inputs, nameOf) => {
+  const { result, mine } = inputs;
+  const appearing = Boolean(result) && node.hidden;
+  node.hidden = !result;
+  if (!result) return;
+  // On a phone the board fills the screen: bring the result into view when the game ends.
+  if (appearing) requestAnimationFrame(() => node.scrollIntoView({ block: "nearest" }));
+  const box = fromTemplate("result-template");
+  slot(box, "headline").textContent = headline(result, nameOf);
+  slot(box, "rows").append(...(result.payouts || []).map((row) => payoutRow(row, result, mine, nameOf)));
+  const commission = slot(box, "commission");
+  if (result.commission) commission.textContent = `${t("commission")}: ${formatMoney(result.commission)}`;
+  else commission.remove();
+  box.append(rematchBlock(inputs, nameOf));
+  node.replaceChildren(box);
+});
+
+export function renderResult({ state, seat, nameOf }) {
+  draw(
+    {
+      result: state.result || null,
+      rematch: state.rematch || null,
+      mine: seat,
+      total: (state.players || []).length,
+      gameId: state.game?.id ?? null,
+      players: state.players || [],
+    },
+    nameOf,
+  );
+}

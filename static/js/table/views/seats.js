@@ -1,0 +1,94 @@
+// The players' plaques: opponents along the top, the own one above the hand.
+import { backElement } from "../../cards.js";
+import { t } from "../../i18n.js";
+import { displayOrder } from "../layout.js";
+import { region } from "../region.js";
+import { element, fromTemplate, slot } from "../dom.js";
+
+const MAX_BACKS = 8;
+const opponents = document.getElementById("opponents");
+const me = document.getElementById("me");
+
+function seatElement(seat, inputs, isMe) {
+  const { players, view: v, hasDeadline } = inputs;
+  const player = players.find((candidate) => candidate.seat === seat);
+  if (!player || !player.nickname) {
+    const empty = element("div", "seat empty", t("free_seat"));
+    empty.dataset.seat = seat;
+    empty.dataset.testid = isMe ? "my-seat" : "seat";
+    return empty;
+  }
+  const node = fromTemplate("seat-template");
+  node.dataset.seat = seat;
+  node.dataset.testid = isMe ? "my-seat" : "seat";
+  const waiting = v && !v.finished && v.waiting_for.includes(seat);
+  const out = v && v.out.includes(seat);
+  node.classList.toggle("waiting", Boolean(waiting));
+  node.classList.toggle("out", Boolean(out));
+
+  const offline = player.connected === false;
+  const dot = slot(node, "dot");
+  dot.classList.toggle("off", offline);
+  dot.title = offline ? t("disconnected") : t("connected");
+  slot(node, "nickname").textContent = player.nickname;
+  slot(node, "name").title = player.nickname; // narrow seats cut long nicknames short
+
+  const roles = slot(node, "roles");
+  const role = (cls, text) => roles.append(element("span", `role ${cls}`, text));
+  if (v && !v.finished) {
+    if (out) role("out", t("role_out"));
+    else if (v.attacker === seat) role("attack", t("role_attacker"));
+    if (!out && v.defender === seat) role(v.taking ? "taking" : "defend", v.taking ? t("role_taking") : t("role_defender"));
+    if (v.passed.includes(seat)) role("passed", t("role_passed"));
+  }
+  if (player.away) role("away", t("role_away"));
+  if (offline) role("offline", t("role_offline"));
+
+  const backs = slot(node, "backs");
+  if (!isMe && v) {
+    const count = v.hand_sizes[seat] || 0;
+    backs.prepend(...Array.from({ length: Math.min(count, MAX_BACKS) }, () => backElement("small")));
+    slot(node, "count").textContent = String(count);
+  } else {
+    backs.remove();
+  }
+  if (!(waiting && hasDeadline)) {
+    slot(node, "timer").remove();
+    slot(node, "timer-label").remove();
+  }
+  return node;
+}
+
+const draw = region((inputs) => {
+  const order = displayOrder(inputs.total, inputs.mine);
+  const others = inputs.mine === null ? order : order.slice(1);
+  opponents.replaceChildren(...others.map((seat) => seatElement(seat, inputs, false)));
+  opponents.dataset.count = String(others.length);
+  const current = me.querySelector(".seat");
+  if (inputs.mine !== null) {
+    const node = seatElement(inputs.mine, inputs, true);
+    if (current) current.replaceWith(node);
+    else me.prepend(node);
+  } else if (current) {
+    current.remove();
+  }
+});
+
+export function renderSeats({ state, view, seat }) {
+  draw({
+    total: state.table?.seats || (state.players || []).length,
+    mine: seat,
+    players: state.players || [],
+    hasDeadline: Boolean(state.deadline),
+    view: view && {
+      finished: view.finished,
+      waiting_for: view.waiting_for || [],
+      out: view.out || [],
+      passed: view.passed || [],
+      attacker: view.attacker,
+      defender: view.defender,
+      taking: view.taking,
+      hand_sizes: view.hand_sizes || [],
+    },
+  });
+}

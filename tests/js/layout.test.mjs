@@ -1,0 +1,48 @@
+// Pure layout helpers and card order (static/js/table/layout.js, static/js/cardcodes.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { sortHand } from "../../static/js/cardcodes.js";
+import { displayOrder, handLayout, logBouts } from "../../static/js/table/layout.js";
+import { region } from "../../static/js/table/region.js";
+
+test("the own seat comes first, the others clockwise after it", () => {
+  assert.deepEqual(displayOrder(4, 2), [2, 3, 0, 1]);
+  assert.deepEqual(displayOrder(3, null), [0, 1, 2]);
+});
+
+test("a hand spreads out when there is room", () => {
+  const layout = handLayout({ count: 6, cardWidth: 74, available: 1000, gap: 6, minVisible: 40 });
+  assert.deepEqual(layout, { rows: 1, perRow: 6, step: 80 });
+});
+
+test("a long hand on a phone overlaps, then wraps, keeping each corner visible", () => {
+  const overlap = handLayout({ count: 8, cardWidth: 52, available: 340, gap: 6, minVisible: 40 });
+  assert.equal(overlap.rows, 1);
+  assert.ok(overlap.step >= 40 && overlap.step < 58);
+  const wrapped = handLayout({ count: 20, cardWidth: 52, available: 340, gap: 6, minVisible: 40 });
+  assert.equal(wrapped.rows, 3);
+  assert.equal(wrapped.perRow, 7);
+  assert.ok(wrapped.step >= 40);
+});
+
+test("log events group by bout in order", () => {
+  const events = [{ bout: 1, n: 1 }, { bout: 1, n: 2 }, { bout: 2, n: 3 }];
+  assert.deepEqual(logBouts(events).map((bout) => bout.map((event) => event.n)), [[1, 2], [3]]);
+  assert.deepEqual(logBouts(undefined), []);
+});
+
+test("hands sort by rank or by suit, trumps last either way", () => {
+  const hand = ["AS", "6H", "7C", "6S", "KH", "9D"];
+  assert.deepEqual(sortHand(hand, "H"), ["6S", "7C", "9D", "AS", "6H", "KH"]);
+  assert.deepEqual(sortHand(hand, "H", "suit"), ["6S", "AS", "7C", "9D", "6H", "KH"]);
+});
+
+test("a region redraws only when its inputs change", () => {
+  const drawn = [];
+  const draw = region((inputs) => drawn.push(inputs.n));
+  assert.equal(draw({ n: 1 }), true);
+  assert.equal(draw({ n: 1 }), false);
+  assert.equal(draw({ n: 2 }), true);
+  assert.deepEqual(drawn, [1, 2]);
+});

@@ -1,0 +1,67 @@
+// The table page's store (static/js/table/store.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { TableStore } from "../../static/js/table/store.js";
+
+const state = (version, hand, gameId = 1, extra = {}) => ({ version, game: { id: gameId }, you: 0, view: { hand }, ...extra });
+
+test("an older snapshot of the same game is ignored", () => {
+  const store = new TableStore(state(5, ["6S"]));
+  assert.equal(store.receive(state(4, ["7S"])), false);
+  assert.equal(store.state.version, 5);
+  assert.equal(store.receive(state(6, ["7S"])), true);
+  assert.deepEqual(store.view.hand, ["7S"]);
+});
+
+test("a new game's state is taken even with a lower version", () => {
+  const store = new TableStore(state(50, ["6S"]));
+  assert.equal(store.receive(state(1, ["7S"], 2)), true);
+  assert.equal(store.gameId, 2);
+});
+
+test("the selection keeps only cards still in the hand, and clears with a new game", () => {
+  const store = new TableStore(state(1, ["6S", "7S", "8S"]));
+  store.select(["6S", "7S"]);
+  store.receive(state(2, ["7S", "8S"]));
+  assert.deepEqual(store.selected, ["7S"]);
+  store.receive(state(1, ["7S"], 2));
+  assert.deepEqual(store.selected, []);
+});
+
+test("a move in flight ends with the next state and its timer never fires", (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const store = new TableStore(state(1, ["6S"]));
+  let timedOut = false;
+  store.select(["6S"]);
+  store.beginMove(() => { timedOut = true; }, 8000);
+  assert.equal(store.inFlight.version, 1);
+  assert.deepEqual(store.selected, []);
+  store.receive(state(2, []));
+  assert.equal(store.inFlight, null);
+  t.mock.timers.tick(10000);
+  assert.equal(timedOut, false);
+});
+
+test("a move without an answer times out", (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const store = new TableStore(state(1, ["6S"]));
+  let timedOut = false;
+  store.beginMove(() => { timedOut = true; }, 8000);
+  t.mock.timers.tick(7999);
+  assert.equal(timedOut, false);
+  t.mock.timers.tick(1);
+  assert.equal(timedOut, true);
+  assert.equal(store.inFlight, null);
+});
+
+test("seconds left follow the server's clock", () => {
+  const serverNow = Date.parse("2030-01-01T00:00:00Z");
+  const store = new TableStore(state(1, []));
+  store.receive(state(2, [], 1, { server_time: "2030-01-01T00:00:00Z", deadline: "2030-01-01T00:00:20Z" }), serverNow - 3000);
+  assert.equal(store.clockOffsetMs, 3000);
+  assert.equal(store.secondsLeft(serverNow - 3000), 20);
+  assert.equal(store.secondsLeft(serverNow + 30000), 0);
+  store.receive(state(3, []));
+  assert.equal(store.secondsLeft(), null);
+});
