@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
+import json
 import os
 import pwd
 import shutil
@@ -23,8 +24,22 @@ from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("DURAK_VAR_DIR", BASE_DIR / "var"))
-PG_PORT = int(os.environ.get("EMBEDDED_PG_PORT", "55432"))
-REDIS_PORT = int(os.environ.get("EMBEDDED_REDIS_PORT", "56379"))
+# The ports the servers of this data folder were last started on, so that every later command
+# (./dev manage, ./dev backup) finds them without repeating the variables.
+PORTS_FILE = VAR_DIR / "ports.json"
+
+
+def _port(variable: str, default: int) -> int:
+    if os.environ.get(variable):
+        return int(os.environ[variable])
+    try:
+        return int(json.loads(PORTS_FILE.read_text())[variable])
+    except (OSError, ValueError, KeyError, TypeError):
+        return default
+
+
+PG_PORT = _port("EMBEDDED_PG_PORT", 55432)
+REDIS_PORT = _port("EMBEDDED_REDIS_PORT", 56379)
 PG_DATABASE = "durak"
 PG_USER = "durak"
 # PostgreSQL refuses to run as root; when we are root it runs as this unprivileged account.
@@ -233,7 +248,14 @@ def start() -> StartResult:
     with _lock():
         pg = _start_postgres() if want_pg else False
         redis = _start_redis() if want_redis else False
+        if pg or redis:
+            _remember_ports()
     return StartResult(postgres_started=pg, redis_started=redis)
+
+
+def _remember_ports() -> None:
+    ports = {"EMBEDDED_PG_PORT": PG_PORT, "EMBEDDED_REDIS_PORT": REDIS_PORT}
+    PORTS_FILE.write_text(json.dumps(ports) + "\n")
 
 
 def stop(postgres: bool = True, redis: bool = True) -> None:

@@ -32,16 +32,27 @@ def _manage(*args: str) -> None:
     subprocess.run([sys.executable, str(BASE_DIR / "manage.py"), *args], check=True)
 
 
-def _prepare(*, migrate: bool) -> embedded.StartResult:
+def _start_services() -> embedded.StartResult:
+    """The environment and servers every command shares: settings, embedded servers, catalogs."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
     os.environ.setdefault("DEBUG", "1")
     started = embedded.start()
     if started.postgres_started or started.redis_started:
         _say("embedded PostgreSQL and Redis are running (data under var/)")
     compile_catalogs(BASE_DIR)
-    _manage("collectstatic", "--noinput", "-v", "0")
-    if migrate:
-        _manage("migrate", "--noinput", "-v", "0")
+    return started
+
+
+def _prepare(*, migrate: bool) -> embedded.StartResult:
+    started = _start_services()
+    try:
+        # Migrating first: a database that is unreachable or not the platform's stops us early.
+        if migrate:
+            _manage("migrate", "--noinput", "-v", "0")
+        _manage("collectstatic", "--noinput", "-v", "0")
+    except subprocess.CalledProcessError:
+        _stop_embedded(started)
+        raise
     return started
 
 
@@ -165,15 +176,38 @@ def test(pytest_args: list[str]) -> int:
         _stop_embedded(started)
 
 
+def manage(args: list[str]) -> int:
+    """One ``manage.py`` command with the settings, servers and environment of ``run``."""
+    started = _start_services()
+    try:
+        return subprocess.run(
+            [sys.executable, str(BASE_DIR / "manage.py"), *args], cwd=BASE_DIR
+        ).returncode
+    finally:
+        _stop_embedded(started)
+
+
+USAGE = """usage: dev run                      the whole platform
+       dev test [pytest args]       every test
+       dev manage COMMAND [args]    a manage.py command (ledger_check, verify_game ID, ...)
+       dev services start|stop|status|reset"""
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "services"}:
-        print("usage: dev run | dev test [pytest args] | dev services start|stop|status|reset")
+    if not argv or argv[0] not in {"run", "test", "manage", "services"}:
+        print(USAGE)
         return 2
     command, rest = argv[0], argv[1:]
-    if command == "run":
-        return run()
-    if command == "test":
-        return test(rest)
+    try:
+        if command == "run":
+            return run()
+        if command == "test":
+            return test(rest)
+        if command == "manage":
+            return manage(rest)
+    except subprocess.CalledProcessError as error:
+        # The failing step has already said why, in one line.
+        return error.returncode or 1
     action = rest[0] if rest else "status"
     if action == "start":
         print(embedded.start())

@@ -119,6 +119,8 @@ DATABASES = {
         conn_health_checks=True,
     ),
 }
+# An unreachable server is reported within seconds, not after the operating system gives up.
+DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_DATABASE_NAME", "test_durak")}
 
 CACHES = {

@@ -44,6 +44,12 @@ def test_start_reuse_and_stop(tmp_path):
 
         # A second start finds both running and starts nothing.
         assert "postgres_started=False, redis_started=False" in _embedded("start()", env)
+        # Later commands find the ports this data folder's servers were started on.
+        without_ports = {k: v for k, v in env.items() if not k.startswith("EMBEDDED_")}
+        assert _embedded("PG_PORT, embedded.REDIS_PORT", without_ports).split() == [
+            str(pg_port),
+            str(redis_port),
+        ]
 
         _embedded("stop()", env)
         assert "{'postgres': False, 'redis': False}" in _embedded("status()", env)
