@@ -5,14 +5,12 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
-from import_export.admin import ExportMixin
-from import_export.formats.base_formats import CSV, XLSX
-from import_export.forms import ExportForm
 
 from durak_site.admin_readonly import ReadOnlyInline
+from durak_site.exports import SpreadsheetExportMixin
 from games import services
 from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
-from games.resources import GameResource
+from games.resources import GameResource, PayoutResource
 from games.services import GameError
 
 
@@ -116,10 +114,8 @@ class TableAdmin(admin.ModelAdmin):
 
 
 @admin.register(Game)
-class GameAdmin(ExportMixin, admin.ModelAdmin):
-    resource_classes = [GameResource]
-    formats = [CSV, XLSX]
-    export_form_class = ExportForm
+class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
+    resource_classes = [GameResource, PayoutResource]
     list_display = [
         "id",
         "table",

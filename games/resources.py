@@ -1,25 +1,37 @@
-"""Export layout (django-import-export) of games with players, bank, commission and payouts.
-
-Amounts are integer minor units, as stored.
-"""
+"""Export layouts of games (one row a game) and their payouts (one row a player a game)."""
 
 from __future__ import annotations
 
-from django.conf import settings
-from import_export import fields, resources
+from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
+from import_export import resources
 
-from games.models import Game
+from durak_site.exports import number_column, percent_column, text_column, time_column
+from games.models import BankDistribution, Game
+from wallet.exports import money_column
+from wallet.money import major_units
 
 
 class GameResource(resources.ModelResource):
-    table = fields.Field(attribute="table_id", column_name="table")
-    currency = fields.Field(column_name="currency")
-    players = fields.Field(column_name="players")
-    payouts = fields.Field(column_name="payouts")
-    durak = fields.Field(column_name="durak")
+    file_name = "games"
+
+    id = number_column(_("game no."), "id")
+    table = number_column(_("table"), "table_id")
+    number = number_column(_("number at the table"), "number")
+    status = text_column(_("status"), "get_status_display")
+    started_at = time_column(_("started at"), "started_at")
+    finished_at = time_column(_("finished at"), "finished_at")
+    player_count = number_column(_("number of players"), "player_count")
+    stake = money_column(_("stake"), "stake")
+    bank = money_column(_("bank"), "bank")
+    commission = money_column(_("commission"), "commission")
+    players = text_column(_("players"))
+    durak = text_column(_("durak"))
+    seed_hash = text_column(_("seed SHA-256"), "seed_hash")
 
     class Meta:
         model = Game
+        name = _("games")
         fields = (
             "id",
             "table",
@@ -27,30 +39,22 @@ class GameResource(resources.ModelResource):
             "status",
             "started_at",
             "finished_at",
+            "player_count",
             "stake",
             "bank",
             "commission",
-            "currency",
             "players",
-            "payouts",
             "durak",
             "seed_hash",
         )
         export_order = fields
 
-    def dehydrate_currency(self, game: Game) -> str:
-        return settings.CURRENCY
+    def dehydrate_player_count(self, game: Game) -> int:
+        return len(game.players)
 
     def dehydrate_players(self, game: Game) -> str:
-        names = self._names(game)
+        names = {seat.user_id: seat.user.username for seat in game.table.seat_set.all()}
         return ", ".join(names.get(user_id, str(user_id)) for user_id in game.players)
-
-    def dehydrate_payouts(self, game: Game) -> str:
-        return "; ".join(
-            f"{share.user.username}: place {share.place}, {share.percent.normalize():f} %, "
-            f"{share.amount}"
-            for share in game.distribution.all()
-        )
 
     def dehydrate_durak(self, game: Game) -> str:
         shares = list(game.distribution.all())
@@ -60,5 +64,44 @@ class GameResource(resources.ModelResource):
         losers = [share for share in shares if share.place == last]
         return losers[0].user.username if len(losers) == 1 and not losers[0].amount else ""
 
-    def _names(self, game: Game) -> dict[int, str]:
-        return {seat.user_id: seat.user.username for seat in game.table.seat_set.all()}
+
+class PayoutResource(resources.ModelResource):
+    """What each player of the selected games staked and was paid."""
+
+    file_name = "payouts"
+
+    game = number_column(_("game no."), "game_id")
+    table = number_column(_("table"), "game__table_id")
+    finished_at = time_column(_("finished at"), "game__finished_at")
+    player = text_column(_("player"), "user__username")
+    place = number_column(_("finishing place"), "place")
+    percent = percent_column(_("share of the bank, %"), "percent")
+    stake = money_column(_("stake"), "game__stake")
+    amount = money_column(_("paid out"), "amount")
+    net = money_column(_("net result"))
+
+    class Meta:
+        model = BankDistribution
+        name = _("payouts")
+        fields = (
+            "game",
+            "table",
+            "finished_at",
+            "player",
+            "place",
+            "percent",
+            "stake",
+            "amount",
+            "net",
+        )
+        export_order = fields
+
+    def filter_export(self, queryset: QuerySet[Game], **kwargs) -> QuerySet[BankDistribution]:
+        return (
+            BankDistribution.objects.filter(game__in=queryset)
+            .select_related("game", "user")
+            .order_by("game_id", "place", "seat")
+        )
+
+    def dehydrate_net(self, share: BankDistribution):
+        return major_units(share.amount - share.game.stake)

@@ -10,11 +10,14 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
-from import_export.admin import ExportMixin
-from import_export.formats.base_formats import CSV, XLSX
-from import_export.forms import ExportForm
 
 from durak_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
+from durak_site.exports import (
+    EXPORT_FORMATS,
+    SpreadsheetExportMixin,
+    export_filename,
+    file_response,
+)
 from wallet import services
 from wallet.admin_filters import DateRangeFilter, EntryPlayerFilter, TransactionPlayerFilter
 from wallet.forms import StaffAdjustmentForm
@@ -22,15 +25,6 @@ from wallet.models import Account, Entry, LedgerTransaction
 from wallet.money import format_money, parse_major_units
 from wallet.resources import EntryResource, LedgerTransactionResource
 from wallet.selectors import account_statement
-
-EXPORT_FORMATS = {"csv": CSV, "xlsx": XLSX}
-
-
-class LedgerExportMixin(ExportMixin):
-    """CSV and XLSX exports of exactly what the changelist's filters select."""
-
-    formats = [CSV, XLSX]
-    export_form_class = ExportForm
 
 
 @admin.register(Account)
@@ -66,9 +60,9 @@ class AccountAdmin(ReadOnlyAdmin):
     @admin.display(description=_("tools"))
     def tools(self, account: Account) -> str:
         links = format_html(
-            '<a href="{}">CSV</a> · <a href="{}">XLSX</a>',
-            reverse("admin:wallet_account_statement", args=[account.pk, "csv"]),
+            '<a href="{}">XLSX</a> · <a href="{}">CSV</a>',
             reverse("admin:wallet_account_statement", args=[account.pk, "xlsx"]),
+            reverse("admin:wallet_account_statement", args=[account.pk, "csv"]),
         )
         if account.kind == Account.Kind.USER:
             links = format_html(
@@ -140,18 +134,15 @@ class AccountAdmin(ReadOnlyAdmin):
             raise PermissionDenied
         account = get_object_or_404(Account, pk=account_id)
         export_format = EXPORT_FORMATS[file_format]()
-        dataset = EntryResource().export(
-            queryset=account_statement(account=account),
-            # Spreadsheets get real numbers and dates, text formats their string forms.
-            force_native_type=export_format.is_binary(),
+        resource = EntryResource()
+        dataset = resource.export(
+            queryset=account_statement(account=account), force_native_type=True
         )
-        response = HttpResponse(
-            export_format.export_data(dataset), content_type=export_format.get_content_type()
+        dataset.title = str(account)
+        filename = export_filename(
+            "statement", [account.user.username if account.user_id else account.kind], file_format
         )
-        response["Content-Disposition"] = (
-            f'attachment; filename="statement-account-{account.pk}.{export_format.get_extension()}"'
-        )
-        return response
+        return file_response(export_format.export_data(dataset), export_format, filename)
 
 
 class EntryInline(ReadOnlyInline):
@@ -161,7 +152,7 @@ class EntryInline(ReadOnlyInline):
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(LedgerExportMixin, ReadOnlyAdmin):
+class LedgerTransactionAdmin(SpreadsheetExportMixin, ReadOnlyAdmin):
     resource_classes = [LedgerTransactionResource]
     list_display = ["id", "created_at", "kind", "memo", "initiated_by", "table_id", "game_id"]
     list_filter = [("created_at", DateRangeFilter), "kind", TransactionPlayerFilter]
@@ -185,7 +176,7 @@ class LedgerTransactionAdmin(LedgerExportMixin, ReadOnlyAdmin):
 
 
 @admin.register(Entry)
-class EntryAdmin(LedgerExportMixin, ReadOnlyAdmin):
+class EntryAdmin(SpreadsheetExportMixin, ReadOnlyAdmin):
     resource_classes = [EntryResource]
     list_display = ["id", "created_at", "transaction", "kind", "account", "amount", "balance_after"]
     list_filter = [

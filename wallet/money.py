@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.utils.functional import lazy
 from django.utils.translation import get_language
@@ -37,6 +39,11 @@ def format_money(amount: int, *, signed: bool = False) -> str:
     if signed and amount > 0:
         return "+" + text
     return text
+
+
+def major_units(amount: int) -> Decimal:
+    """Integer minor units as an exact Decimal of major units: 30000 -> Decimal("300.00")."""
+    return (Decimal(int(amount)) / MINOR_UNITS_PER_MAJOR).quantize(Decimal("0.01"))
 
 
 def parse_major_units(value) -> int:

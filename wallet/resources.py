@@ -1,66 +1,81 @@
-"""Export layouts (django-import-export) for transactions, entries and player statements.
+"""Export layouts of transactions and entries (see ``wallet.exports`` for how files are written).
 
-Amounts are integer minor units (kopecks for RUB), as stored: no rounding on the way out.
+Amounts leave as rubles (major units) with the currency in the header; dates as date cells.
 """
 
 from __future__ import annotations
 
-from django.conf import settings
-from import_export import fields, resources
+from django.utils.translation import gettext_lazy as _
+from import_export import resources
 
+from durak_site.exports import number_column, text_column, time_column
+from wallet.exports import money_column
 from wallet.models import Entry, LedgerTransaction
+from wallet.money import format_money, major_units
 
 
 class LedgerTransactionResource(resources.ModelResource):
-    kind = fields.Field(attribute="get_kind_display", column_name="kind")
-    amount = fields.Field(column_name="amount")
-    currency = fields.Field(column_name="currency")
-    initiated_by = fields.Field(attribute="initiated_by__username", column_name="initiated_by")
-    entries = fields.Field(column_name="entries")
+    file_name = "transactions"
+
+    id = number_column(_("transaction no."), "id")
+    created_at = time_column(_("date and time"), "created_at")
+    kind = text_column(_("kind"), "get_kind_display")
+    amount = money_column(_("amount"))
+    memo = text_column(_("memo"), "memo")
+    initiated_by = text_column(_("initiated by"), "initiated_by__username")
+    table_id = number_column(_("table"), "table_id")
+    game_id = number_column(_("game"), "game_id")
+    entries = text_column(_("entries"))
+    idempotency_key = text_column(_("idempotency key"), "idempotency_key")
 
     class Meta:
         model = LedgerTransaction
+        name = _("transactions")
         fields = (
             "id",
             "created_at",
             "kind",
             "amount",
-            "currency",
             "memo",
             "initiated_by",
             "table_id",
             "game_id",
-            "idempotency_key",
             "entries",
+            "idempotency_key",
         )
         export_order = fields
 
-    def dehydrate_amount(self, ledger_transaction: LedgerTransaction) -> int:
+    def dehydrate_amount(self, ledger_transaction: LedgerTransaction):
         """What the transaction moved: the sum of its credits."""
-        return sum(entry.amount for entry in ledger_transaction.entries.all() if entry.amount > 0)
-
-    def dehydrate_currency(self, ledger_transaction: LedgerTransaction) -> str:
-        return settings.CURRENCY
+        return major_units(
+            sum(entry.amount for entry in ledger_transaction.entries.all() if entry.amount > 0)
+        )
 
     def dehydrate_entries(self, ledger_transaction: LedgerTransaction) -> str:
         return "; ".join(
-            f"{entry.account}: {entry.amount:+d}" for entry in ledger_transaction.entries.all()
+            f"{entry.account}: {format_money(entry.amount, signed=True)}"
+            for entry in ledger_transaction.entries.all()
         )
 
 
 class EntryResource(resources.ModelResource):
-    created_at = fields.Field(attribute="transaction__created_at", column_name="created_at")
-    transaction = fields.Field(attribute="transaction_id", column_name="transaction")
-    kind = fields.Field(attribute="transaction__get_kind_display", column_name="kind")
-    account = fields.Field(column_name="account")
-    player = fields.Field(attribute="account__user__username", column_name="player")
-    currency = fields.Field(attribute="account__currency", column_name="currency")
-    table_id = fields.Field(attribute="transaction__table_id", column_name="table_id")
-    game_id = fields.Field(attribute="transaction__game_id", column_name="game_id")
-    memo = fields.Field(attribute="transaction__memo", column_name="memo")
+    file_name = "entries"
+
+    id = number_column(_("entry no."), "id")
+    created_at = time_column(_("date and time"), "transaction__created_at")
+    transaction = number_column(_("transaction no."), "transaction_id")
+    kind = text_column(_("kind"), "transaction__get_kind_display")
+    account = text_column(_("account"), "account")
+    player = text_column(_("player"), "account__user__username")
+    amount = money_column(_("amount"), "amount")
+    balance_after = money_column(_("balance after"), "balance_after")
+    table_id = number_column(_("table"), "transaction__table_id")
+    game_id = number_column(_("game"), "transaction__game_id")
+    memo = text_column(_("memo"), "transaction__memo")
 
     class Meta:
         model = Entry
+        name = _("entries")
         fields = (
             "id",
             "created_at",
@@ -70,12 +85,8 @@ class EntryResource(resources.ModelResource):
             "player",
             "amount",
             "balance_after",
-            "currency",
             "table_id",
             "game_id",
             "memo",
         )
         export_order = fields
-
-    def dehydrate_account(self, entry: Entry) -> str:
-        return str(entry.account)

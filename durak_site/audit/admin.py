@@ -4,20 +4,16 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
-from import_export.admin import ExportMixin
-from import_export.formats.base_formats import CSV, XLSX
-from import_export.forms import ExportForm
 
 from durak_site.admin_readonly import ReadOnlyAdmin
 from durak_site.audit.models import StaffAction
 from durak_site.audit.resources import StaffActionResource
+from durak_site.exports import SpreadsheetExportMixin
 
 
 @admin.register(StaffAction)
-class StaffActionAdmin(ExportMixin, ReadOnlyAdmin):
+class StaffActionAdmin(SpreadsheetExportMixin, ReadOnlyAdmin):
     resource_classes = [StaffActionResource]
-    formats = [CSV, XLSX]
-    export_form_class = ExportForm  # every column, exactly the filtered rows
     list_display = ["id", "created_at", "staff", "action", "player", "shown_target", "reason"]
     list_filter = ["action", ("staff", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["reason", "action", "staff__username", "player__username", "target_id"]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import csv
-import io
+from datetime import datetime
 from decimal import Decimal
 
-import openpyxl
 import pytest
 from django.urls import reverse
 
@@ -15,6 +13,8 @@ from games.models import PayoutScheme, Table
 from games.services import GameError
 from tests.games.conftest import STAKE, create_player
 from tests.games.test_services import play_out, seated_game
+from tests.spreadsheets import read_csv, read_xlsx
+from wallet.models import Account, Entry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db
 GAMES_EXPORT = reverse("admin:games_game_export")
@@ -55,23 +55,72 @@ def test_a_running_game_hides_its_seed_and_hands_a_finished_one_shows_its_log(st
     assert str(game.distribution.get(seat=0).amount) in page
 
 
-def test_game_export_lists_players_bank_commission_and_payouts(staff_client):
-    game, users = seated_game(2)
-    game = play_out(game, users)
-    response = staff_client.post(GAMES_EXPORT, {"format": "0", "resource": "0"})
-    assert response.status_code == 200
-    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
-    assert [int(row["id"]) for row in rows] == [game.pk]
-    row = rows[0]
-    assert row["bank"] == str(2 * STAKE) and row["commission"] == "0"
-    assert row["players"] == ", ".join(user.username for user in users)
-    winner = game.distribution.get(place=1)
-    assert f"{winner.user.username}: place 1, 100 %, {2 * STAKE}" in row["payouts"]
+def _finished_game(players: int, commission_percent: str = "0"):
+    game, users = seated_game(players)
+    Table.objects.filter(pk=game.table_id).update(commission_percent=commission_percent)
+    return play_out(game, users), users
 
-    response = staff_client.post(GAMES_EXPORT, {"format": "1", "resource": "0"})
-    sheet = openpyxl.load_workbook(io.BytesIO(response.content)).active
-    header, *data = sheet.iter_rows(values_only=True)
-    assert dict(zip(header, data[0], strict=True))["bank"] == 2 * STAKE
+
+def test_game_export_is_one_row_a_game_in_rubles(staff_client):
+    game, users = _finished_game(2)
+    table = read_xlsx(staff_client.post(GAMES_EXPORT, {"format": "0", "resource": "0"}))
+    assert table.title == "Игры"
+    assert table.filename == "games_all_MSK.xlsx"
+    [row] = table.rows
+    assert row["№ игры"] == game.pk
+    assert (row["Ставка, ₽"], row["Банк, ₽"], row["Комиссия, ₽"]) == (100, 200, 0)
+    assert row["Игроки"] == ", ".join(user.username for user in users)
+    assert isinstance(row["Окончена"], datetime)
+
+
+def test_payout_export_is_one_row_a_player_a_game_and_matches_the_ledger(staff_client):
+    games = [_finished_game(2)[0], _finished_game(3, commission_percent="5")[0]]
+    response = staff_client.post(GAMES_EXPORT, {"format": "0", "resource": "1"})
+    table = read_xlsx(response)
+    assert table.title == "Выплаты"
+    assert table.filename == "payouts_all_MSK.xlsx"
+    assert table.header == [
+        "№ игры",
+        "Стол",
+        "Окончена",
+        "Игрок",
+        "Занятое место",
+        "Доля банка, %",
+        "Ставка, ₽",
+        "Выплачено, ₽",
+        "Чистый итог, ₽",
+    ]
+    assert len(table.rows) == 2 + 3
+    for game in games:
+        rows = [row for row in table.rows if row["№ игры"] == game.pk]
+        assert {row["Игрок"] for row in rows} == {
+            share.user.username for share in game.distribution.all()
+        }
+        paid = sum(Decimal(str(row["Выплачено, ₽"])) for row in rows)
+        assert paid * 100 == game.bank - game.commission
+        settled = Entry.objects.filter(
+            transaction__kind=LedgerTransaction.Kind.BANK_SETTLE,
+            transaction__game_id=game.pk,
+            account__kind=Account.Kind.USER,
+        )
+        by_player = {entry.account.user.username: entry.amount for entry in settled}
+        assert {
+            row["Игрок"]: Decimal(str(row["Выплачено, ₽"])) * 100
+            for row in rows
+            if row["Выплачено, ₽"]
+        } == by_player
+        assert sum(Decimal(str(row["Чистый итог, ₽"])) for row in rows) * 100 == -game.commission
+    assert games[1].commission == 1_500
+
+    english = read_csv(
+        staff_client.post(
+            GAMES_EXPORT, {"format": "1", "resource": "1"}, HTTP_ACCEPT_LANGUAGE="en"
+        ),
+        delimiter=",",
+    )
+    assert english.header[:5] == ["Game no.", "Table", "Finished at", "Player", "Finishing place"]
+    assert english.filename == "payouts_all_MSK.csv"
+    assert len(english.rows) == 5
 
 
 def test_payout_schemes_are_edited_with_validation(staff_client):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
+from datetime import datetime
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -13,6 +12,7 @@ from django.urls import reverse
 from durak_site.audit.models import StaffAction
 from durak_site.audit.services import record_staff_action
 from tests.players import create_player
+from tests.spreadsheets import read_xlsx
 from wallet import services as wallet_services
 from wallet.models import LedgerTransaction
 
@@ -128,11 +128,10 @@ def test_the_admin_shows_and_exports_but_never_edits(staff_client, staff):
     )
     assert StaffAction.objects.get(pk=record.pk).reason == "Spam"
 
-    response = staff_client.post(
-        EXPORT + "?action=accounts.block", {"format": "0", "resource": "0"}
-    )
-    assert response.status_code == 200
-    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
-    assert [(row["staff"], row["action"], row["player"], row["reason"]) for row in rows] == [
-        ("auditor", "accounts.block", "anna", "Spam")
-    ]
+    table = read_xlsx(staff_client.post(EXPORT + "?action=accounts.block", {"format": "0"}))
+    assert table.filename == "staff-actions_accounts-block_MSK.xlsx"
+    assert table.title == "Действия персонала"
+    assert [
+        (row["Сотрудник"], row["Действие"], row["Игрок"], row["Причина"]) for row in table.rows
+    ] == [("auditor", "accounts.block", "anna", "Spam")]
+    assert isinstance(table.rows[0]["Когда"], datetime)

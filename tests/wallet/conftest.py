@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.players import create_player
+from wallet import services
 
 
 @pytest.fixture
@@ -18,3 +19,23 @@ def staff(make_user):
     user.is_superuser = True
     user.save()
     return user
+
+
+@pytest.fixture
+def ledger(make_user):
+    """Two players with deposits, a stake held and released, and a withdrawal."""
+    anna = make_user(nickname="anna", balance=5_000)
+    boris = make_user(nickname="boris", balance=7_000)
+    services.stake_hold(user=anna, table_id=3, amount=1_000, idempotency_key="hold:table:3:seat:1")
+    services.stake_hold(user=boris, table_id=3, amount=1_000, idempotency_key="hold:table:3:seat:2")
+    services.stake_release(
+        user=anna, table_id=3, amount=1_000, idempotency_key="release:table:3:seat:1"
+    )
+    services.withdraw(user=boris, amount=500, idempotency_key="w:1", initiated_by=None, memo="")
+    return anna, boris
+
+
+@pytest.fixture
+def staff_client(client, staff):
+    client.force_login(staff)
+    return client

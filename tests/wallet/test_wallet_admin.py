@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import csv
-import io
-from datetime import timedelta
-
-import openpyxl
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
 from durak_site.audit.models import StaffAction
 from wallet import selectors, services
@@ -18,106 +12,7 @@ from wallet.models import Account, LedgerTransaction
 pytestmark = pytest.mark.django_db
 
 TRANSACTIONS_EXPORT = reverse("admin:wallet_ledgertransaction_export")
-ENTRIES_EXPORT = reverse("admin:wallet_entry_export")
 ADJUST = reverse("admin:wallet_account_adjust")
-
-
-@pytest.fixture
-def ledger(make_user):
-    """Two players with deposits, a stake held and released, and a withdrawal."""
-    anna = make_user(nickname="anna", balance=5_000)
-    boris = make_user(nickname="boris", balance=7_000)
-    services.stake_hold(user=anna, table_id=3, amount=1_000, idempotency_key="hold:table:3:seat:1")
-    services.stake_hold(user=boris, table_id=3, amount=1_000, idempotency_key="hold:table:3:seat:2")
-    services.stake_release(
-        user=anna, table_id=3, amount=1_000, idempotency_key="release:table:3:seat:1"
-    )
-    services.withdraw(user=boris, amount=500, idempotency_key="w:1", initiated_by=None, memo="")
-    return anna, boris
-
-
-@pytest.fixture
-def staff_client(client, staff):
-    client.force_login(staff)
-    return client
-
-
-def _csv_rows(response) -> list[dict]:
-    assert response.status_code == 200, response.content[:500]
-    assert response["Content-Type"].startswith("text/csv")
-    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
-
-
-def _xlsx_rows(response) -> list[dict]:
-    assert response.status_code == 200
-    sheet = openpyxl.load_workbook(io.BytesIO(response.content)).active
-    header, *rows = sheet.iter_rows(values_only=True)
-    return [dict(zip(header, row, strict=True)) for row in rows]
-
-
-def test_transaction_export_contains_exactly_the_filtered_rows(staff_client, ledger):
-    anna, _ = ledger
-    today = timezone.localdate().isoformat()
-    query = f"?kind__exact=stake_hold&player=ANNA&created_at__date__gte={today}"
-    expected = LedgerTransaction.objects.get(idempotency_key="hold:table:3:seat:1")
-
-    page = staff_client.get(TRANSACTIONS_EXPORT + query)
-    assert page.status_code == 200
-    rows = _csv_rows(
-        staff_client.post(TRANSACTIONS_EXPORT + query, {"format": "0", "resource": "0"})
-    )
-
-    assert [int(row["id"]) for row in rows] == [expected.pk]
-    assert rows[0]["amount"] == "1000"
-    assert rows[0]["table_id"] == "3"
-    assert rows[0]["idempotency_key"] == "hold:table:3:seat:1"
-
-
-def test_transaction_export_by_date_range_and_kind_as_xlsx(staff_client, ledger):
-    today = timezone.localdate()
-    deposits = set(LedgerTransaction.objects.filter(kind="deposit").values_list("pk", flat=True))
-    query = f"?kind__exact=deposit&created_at__date__gte={today}&created_at__date__lte={today}"
-    rows = _xlsx_rows(
-        staff_client.post(TRANSACTIONS_EXPORT + query, {"format": "1", "resource": "0"})
-    )
-    assert {row["id"] for row in rows} == deposits
-    assert len(rows) == 2
-
-    yesterday = (today - timedelta(days=1)).isoformat()
-    query = f"?created_at__date__lte={yesterday}"
-    rows = _xlsx_rows(
-        staff_client.post(TRANSACTIONS_EXPORT + query, {"format": "1", "resource": "0"})
-    )
-    assert rows == []
-
-
-def test_entry_export_filtered_by_player(staff_client, ledger):
-    _, boris = ledger
-    response = staff_client.post(ENTRIES_EXPORT + "?player=boris@example.com", {"format": "0"})
-    rows = _csv_rows(response)
-    assert {row["player"] for row in rows} == {"boris"}
-    assert sorted((int(row["amount"]), int(row["balance_after"])) for row in rows) == [
-        (-1_000, 6_000),
-        (-500, 5_500),
-        (7_000, 7_000),
-    ]
-
-
-def test_statement_export_lists_one_wallet_with_balance_after(staff_client, ledger):
-    anna, _ = ledger
-    account = Account.objects.get(kind=Account.Kind.USER, user=anna)
-    rows = _csv_rows(
-        staff_client.get(reverse("admin:wallet_account_statement", args=[account.pk, "csv"]))
-    )
-    assert [(int(row["amount"]), int(row["balance_after"])) for row in rows] == [
-        (5_000, 5_000),
-        (-1_000, 4_000),
-        (1_000, 5_000),
-    ]
-    xlsx = _xlsx_rows(
-        staff_client.get(reverse("admin:wallet_account_statement", args=[account.pk, "xlsx"]))
-    )
-    assert [row["balance_after"] for row in xlsx] == [5_000, 4_000, 5_000]
 
 
 def test_exports_and_ledger_pages_need_staff(client, make_user, ledger):
