@@ -29,8 +29,12 @@ Extras:
   ``g.attacker``, ``g.defender``, ``g.bouts`` (bouts completed), ``g.trump_suit``,
   ``g.talon_size``, ``g.hand(seat)``.
 - ``DEFAULT_PERCENTAGES``: the RULES §6 table, {players: row}.
-- ``games.engine.bots.choose_action(game, seat) -> dict | None``: a heuristic player.
+- ``g.table`` (the bout's cards, as in a view), ``g.taking`` (take declared).
+- ``games.engine.bots.decide(view, log, level) -> dict | None``: a bot's move from a seat's
+  view and the public move log only, at level "novice", "amateur" or "master";
+  ``choose_action(game, seat)`` is the "amateur" on ``game.view(seat)``.
 - ``python -m games.engine.simulate --players 4 --games 1000 [--seed S]``: bot statistics.
+- ``python -m games.engine.arena [--games N] [--seed S] [--jobs J]``: levels against levels.
 
 IllegalAction (a ValueError) has ``.code``, one of: "bad_seat", "malformed" (not a dict,
 unknown type, wrong keys, bad or repeated card code), "game_finished", "not_your_turn",

@@ -366,6 +366,16 @@ class Game:
         return self._bouts
 
     @property
+    def table(self) -> list[dict[str, str | None]]:
+        """The cards of the bout in play order: {"attack": code, "defense": code or None}."""
+        return self._table_view()
+
+    @property
+    def taking(self) -> bool:
+        """Whether the defender has declared take in this bout."""
+        return self._taking
+
+    @property
     def trump_suit(self) -> str:
         return SUITS[self._trump]
 

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import inspect
+import json
 import random
 
 import pytest
 
 from games.engine import Game
-from games.engine.bots import choose_action, play_to_end
+from games.engine.arena import wilson
+from games.engine.bots import (
+    LEVELS,
+    MASTER,
+    _deal_unseen,
+    choose_action,
+    decide,
+    play_to_end,
+    seen_cards,
+)
 
 
 def position(*hands: str, talon: str = "", trump: str = "H", first_bout: bool = False) -> Game:
@@ -99,3 +110,118 @@ def test_bot_throws_a_low_plain_card_and_keeps_high_ones_while_the_talon_lasts()
     game.apply(0, {"type": "attack", "cards": ["6D"]})
     game.apply(1, {"type": "defend", "attack": "6D", "card": "AD"})
     assert choose_action(game, 0) == {"type": "pass"}
+
+
+# ------------------------------------------------------------------ three levels, fair information
+
+
+def logged_game(players: int, seed: int, moves: int) -> tuple[Game, list[dict]]:
+    """A game `moves` moves in, played by the Любитель, with its public move log."""
+    game = Game.new(players=players, seed=seed)
+    log: list[dict] = []
+    for _ in range(moves):
+        seat = game.waiting_for[0]
+        action = choose_action(game, seat)
+        log.append({"bout": game.bouts, "seat": seat, "action": action})
+        game.apply(seat, action)
+    return game, log
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_every_level_plays_legal_moves_to_the_end_from_the_view_and_log_alone(level, players):
+    rng = random.Random(players)
+    for seed in range(3):
+        game = Game.new(players=players, seed=seed)
+        log: list[dict] = []
+        while not game.finished:
+            seat = rng.choice(game.waiting_for)
+            # A JSON round trip: the bot holds no reference to the game, only plain data.
+            view = json.loads(json.dumps(game.view(seat)))
+            action = decide(view, json.loads(json.dumps(log)), level, rng, seconds=0.01)
+            assert action in game.legal_actions(seat)
+            log.append({"bout": game.bouts, "seat": seat, "action": action})
+            game.apply(seat, action)
+        assert sorted(seat for group in game.places for seat in group) == list(range(players))
+
+
+def test_the_decision_function_takes_only_the_view_and_the_log():
+    parameters = inspect.signature(decide).parameters
+    assert list(parameters) == ["view", "log", "level", "rng", "seconds"]
+    assert all(
+        parameter.annotation in ("View", "Log", "str", "random.Random | None", "float")
+        for parameter in parameters.values()
+    )
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_bot_given_a_doctored_view_acts_on_the_doctored_view(level):
+    game = led(position("6S 6D AS", "7S KD QC", "9C 9D", talon="TC JH 8H"), "6S")
+    view = game.view(1)
+    # The real hand can beat 6S with 7S; the doctored one can only take or transfer.
+    view["hand"] = ["6C", "8D", "JC"]
+    view["legal_actions"] = [
+        {"type": "transfer", "cards": ["6C"]},
+        {"type": "take"},
+    ]
+    for seed in range(5):
+        assert decide(view, [], level, random.Random(seed), seconds=0.05) in view["legal_actions"]
+
+
+def test_the_master_deals_unseen_cards_around_what_its_seat_knows():
+    # Seat 1 takes 6S and 6C from seat 0; seat 0 then knows both are in seat 1's hand.
+    game = position("6S 6C 9D", "8C TD KD JS", talon="AH QD QS 9S 8S 6H")
+    log = []
+    for seat, action in [
+        (0, {"type": "attack", "cards": ["6S", "6C"]}),
+        (1, {"type": "take"}),  # seat 0 has no other six: the bout ends at once
+    ]:
+        log.append({"bout": game.bouts, "seat": seat, "action": action})
+        game.apply(seat, action)
+    view = game.view(0)
+    assert view["table"] == [] and view["waiting_for"] == [0]
+    known, gone = seen_cards(view, log)
+    assert known[1] == {"6S", "6C"} and gone == set()
+    rng = random.Random(1)
+    for _ in range(20):
+        world = _deal_unseen(view, known, gone, rng)
+        assert world.hand(0) == view["hand"]
+        assert {"6S", "6C"} <= set(world.hand(1))
+        assert [len(world.hand(seat)) for seat in range(2)] == view["hand_sizes"]
+        assert world.view(0)["trump_card"] == view["trump_card"]
+        assert world.talon_size == view["talon_size"]
+
+
+def test_cards_played_after_a_take_leave_what_is_known_and_beaten_cards_are_gone():
+    game, log = logged_game(2, seed=11, moves=40)
+    view = game.view(0)
+    known, gone = seen_cards(view, log)
+    assert not known[0]
+    assert len(gone) == view["discard_size"]
+    assert not known[1] & set(view["hand"])
+    assert all(len(cards) <= size for cards, size in zip(known, view["hand_sizes"], strict=True))
+
+
+def test_a_master_out_of_time_falls_back_on_the_amateurs_move():
+    game, log = logged_game(4, seed=3, moves=12)
+    seat = game.waiting_for[0]
+    view = game.view(seat)
+    assert decide(view, log, MASTER, random.Random(1), seconds=0) == choose_action(game, seat)
+
+
+def test_the_master_plans_the_endgame_the_amateur_loses():
+    # Leading 6S lets a defender holding a beater go out first; leading the trump ace makes
+    # him take it, and then any answer to 6S leaves the master out first.
+    game = position("6S AH", "7S")
+    view = game.view(0)
+    assert choose_action(game, 0) == {"type": "attack", "cards": ["6S"]}
+    assert decide(view, [], MASTER, random.Random(1), seconds=5) == {
+        "type": "attack",
+        "cards": ["AH"],
+    }
+
+
+def test_wilson_interval_brackets_the_observed_share():
+    low, high = wilson(12, 100)
+    assert low < 0.12 < high
+    assert (round(low, 3), round(high, 3)) == (0.070, 0.198)
