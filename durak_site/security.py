@@ -7,7 +7,7 @@ never runs. The admin (Django's and its add-ons' templates) is left to its own h
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
@@ -31,11 +31,17 @@ class ContentSecurityPolicyMiddleware:
         return response
 
 
-def policy_for(request: HttpRequest) -> str:
+def policy_for(request: HttpRequest, *, form_targets: Iterable[str] = ()) -> str:
+    """The policy; ``form_targets`` are other origins a form of the page may lead to (a form's
+    redirect counts too, e.g. to a payment provider's checkout)."""
     # Older browsers do not count ws(s) to the same host as 'self': name it.
     scheme = "wss" if request.is_secure() else "ws"
     try:
         sockets = f"{scheme}://{request.get_host()}"
     except DisallowedHost:
         sockets = ""
-    return POLICY.format(sockets=sockets)
+    policy = POLICY.format(sockets=sockets)
+    targets = " ".join(sorted(set(form_targets)))
+    if targets:
+        policy = policy.replace("form-action 'self'", f"form-action 'self' {targets}")
+    return policy

@@ -162,6 +162,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 5.0,
         "options": {"expires": 5.0},
     },
+    "wallet-expire-payments": {
+        "task": "wallet.tasks.expire_payments",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -231,6 +236,19 @@ GAMES_COMMISSION_PERCENT = os.environ.get("GAMES_COMMISSION_PERCENT", "0")
 # Seconds an open table waits for players after its newest seat was taken; then the sweeper
 # closes it and returns the held stakes.
 TABLE_OPEN_TTL = int(os.environ.get("TABLE_OPEN_TTL", str(30 * 60)))
+
+# --- Cashier (amounts in minor units) ------------------------------------------------------
+
+DEPOSIT_MIN = int(os.environ.get("DEPOSIT_MIN", "10000"))
+DEPOSIT_MAX = int(os.environ.get("DEPOSIT_MAX", "50000000"))
+# A payment not confirmed by its provider within this many minutes expires; a later
+# notification for it is ignored.
+PAYMENT_EXPIRY_MINUTES = int(os.environ.get("PAYMENT_EXPIRY_MINUTES", "60"))
+# The generic signed-webhook provider (docs/payments.md) is offered once both are set.
+PAYMENTS_WEBHOOK_CHECKOUT_URL = os.environ.get("PAYMENTS_WEBHOOK_CHECKOUT_URL", "")
+PAYMENTS_WEBHOOK_SECRET = os.environ.get("PAYMENTS_WEBHOOK_SECRET", "")
+# The test provider: a page of this site that "pays" without real money. Never in production.
+PAYMENTS_TEST_MODE = env_bool("PAYMENTS_TEST_MODE", DEBUG)
 
 # --- Static files --------------------------------------------------------------------------
 

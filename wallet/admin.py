@@ -21,7 +21,7 @@ from durak_site.exports import (
 from wallet import services
 from wallet.admin_filters import DateRangeFilter, EntryPlayerFilter, TransactionPlayerFilter
 from wallet.forms import StaffAdjustmentForm
-from wallet.models import Account, Entry, LedgerTransaction
+from wallet.models import Account, Entry, LedgerTransaction, Payment
 from wallet.money import format_money, parse_major_units
 from wallet.resources import EntryResource, LedgerTransactionResource
 from wallet.selectors import account_statement
@@ -196,3 +196,41 @@ class EntryAdmin(SpreadsheetExportMixin, ReadOnlyAdmin):
     @admin.display(description=_("kind"))
     def kind(self, entry: Entry) -> str:
         return entry.transaction.get_kind_display()
+
+
+@admin.register(Payment)
+class PaymentAdmin(ReadOnlyAdmin):
+    """Deposits through providers with their states; they change only by notifications."""
+
+    list_display = [
+        "id",
+        "created_at",
+        "user",
+        "provider",
+        "shown_amount",
+        "status",
+        "provider_payment_id",
+        "failure_reason",
+    ]
+    list_filter = ["status", "provider", ("created_at", DateRangeFilter)]
+    search_fields = ["user__username", "user__email", "provider_payment_id", "reference"]
+    list_select_related = ["user"]
+    fields = [
+        "reference",
+        "user",
+        "provider",
+        "provider_payment_id",
+        "shown_amount",
+        "currency",
+        "status",
+        "failure_reason",
+        "created_at",
+        "updated_at",
+        "expires_at",
+        "transaction",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description=_("amount"), ordering="amount")
+    def shown_amount(self, payment: Payment) -> str:
+        return format_money(payment.amount)

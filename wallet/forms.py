@@ -48,3 +48,19 @@ class StaffAdjustmentForm(forms.Form):
         if not reason:
             raise forms.ValidationError(_("A reason is required."))
         return reason
+
+
+class DepositForm(forms.Form):
+    amount = forms.DecimalField(
+        label=money_label(_("Amount")), min_value=Decimal("0.01"), max_digits=14, decimal_places=2
+    )
+    provider = forms.ChoiceField(label=_("How to pay"), widget=forms.RadioSelect)
+
+    def __init__(self, *args, providers: dict, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["provider"].choices = [
+            (code, provider.label) for code, provider in providers.items()
+        ]
+        if len(providers) == 1:
+            self.fields["provider"].initial = next(iter(providers))
+            self.fields["provider"].widget = forms.HiddenInput()

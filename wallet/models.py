@@ -8,11 +8,14 @@ transactions, no zero entries, immutable ledger rows, no negative user wallet.
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 def default_currency() -> str:
@@ -26,6 +29,9 @@ class Account(models.Model):
         TABLE_BANK = "table_bank", _("table bank")
         HOUSE = "house", _("house")
         EXTERNAL = "external", _("external cash")
+        # Withdrawals asked for and not yet paid out or returned: held apart from the wallet so
+        # the same money cannot be staked while staff decide.
+        PENDING_PAYOUTS = "pending_payouts", _("pending withdrawals")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     currency = models.CharField(_("currency"), max_length=3, default=default_currency)
@@ -39,6 +45,8 @@ class Account(models.Model):
         related_name="wallet_accounts",
     )
     table_id = models.BigIntegerField(_("table"), null=True, blank=True)
+    # External cash is kept per payment provider, so each provider's money can be reconciled.
+    provider = models.CharField(_("payment provider"), max_length=32, blank=True, default="")
     created_at = models.DateTimeField(_("created"), default=timezone.now)
 
     class Meta:
@@ -57,14 +65,31 @@ class Account(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["kind"],
-                condition=Q(kind__in=["house", "external"]),
-                name="wallet_one_house_one_external",
+                condition=Q(kind__in=["house", "pending_payouts"]),
+                name="wallet_one_house_one_pending_payouts",
+            ),
+            models.UniqueConstraint(
+                fields=["provider"],
+                condition=Q(kind="external"),
+                name="wallet_one_external_per_provider",
             ),
             models.CheckConstraint(
                 condition=Q(kind="user", user__isnull=False, table_id__isnull=True)
                 | Q(kind="table_bank", user__isnull=True, table_id__isnull=False)
-                | Q(kind__in=["house", "external"], user__isnull=True, table_id__isnull=True),
+                | Q(
+                    kind__in=["house", "external", "pending_payouts"],
+                    user__isnull=True,
+                    table_id__isnull=True,
+                ),
                 name="wallet_account_owner_matches_kind",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="external") | Q(provider=""),
+                name="wallet_provider_only_on_external",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="pending_payouts") | Q(balance__gte=0),
+                name="wallet_pending_payouts_not_negative",
             ),
             models.CheckConstraint(
                 condition=~Q(kind="user") | Q(balance__gte=0),
@@ -81,6 +106,8 @@ class Account(models.Model):
             return f"{self.get_kind_display()}: {self.user}"
         if self.kind == self.Kind.TABLE_BANK:
             return f"{self.get_kind_display()} #{self.table_id}"
+        if self.provider:
+            return f"{self.get_kind_display()}: {self.provider}"
         return str(self.get_kind_display())
 
 
@@ -88,10 +115,13 @@ class LedgerTransaction(models.Model):
     class Kind(models.TextChoices):
         DEPOSIT = "deposit", _("deposit")
         WITHDRAWAL = "withdrawal", _("withdrawal")
+        WITHDRAWAL_HOLD = "withdraw_hold", _("withdrawal requested")
+        WITHDRAWAL_RETURN = "withdraw_return", _("withdrawal returned")
         STAKE_HOLD = "stake_hold", _("stake held")
         STAKE_RELEASE = "stake_release", _("stake returned")
         BANK_SETTLE = "bank_settle", _("bank paid out")
         ADJUSTMENT = "adjustment", _("adjustment by staff")
+        BONUS = "bonus", _("bonus from staff")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     idempotency_key = models.CharField(_("idempotency key"), max_length=200, unique=True)
@@ -147,3 +177,71 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.account}: {self.amount:+d}"
+
+
+class Payment(models.Model):
+    """A deposit through a payment provider, from the player's request to its outcome.
+
+    The wallet is credited when the provider's signed notification says the payment succeeded,
+    exactly once per provider payment id (the ledger key is built from it).
+    """
+
+    class Status(models.TextChoices):
+        CREATED = "created", pgettext_lazy("payment", "created")
+        PENDING = "pending", pgettext_lazy("payment", "awaiting payment")
+        SUCCEEDED = "succeeded", pgettext_lazy("payment", "credited")
+        FAILED = "failed", pgettext_lazy("payment", "failed")
+        EXPIRED = "expired", pgettext_lazy("payment", "expired")
+
+    OPEN_STATUSES = (Status.CREATED, Status.PENDING)
+
+    # Our id of the payment, sent to the provider and echoed in its notifications.
+    reference = models.UUIDField(_("reference"), default=uuid.uuid4, unique=True, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="payments",
+    )
+    provider = models.CharField(_("payment provider"), max_length=32)
+    # Known once the provider notifies; "" until then.
+    provider_payment_id = models.CharField(_("provider's payment id"), max_length=200, blank=True)
+    amount = models.BigIntegerField(_("amount"))
+    currency = models.CharField(_("currency"), max_length=3, default=default_currency)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.CREATED
+    )
+    failure_reason = models.CharField(_("failure reason"), max_length=200, blank=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(_("updated"), default=timezone.now)
+    expires_at = models.DateTimeField(_("expires"))
+    transaction = models.OneToOneField(
+        LedgerTransaction,
+        verbose_name=_("transaction"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="payment",
+    )
+
+    class Meta:
+        verbose_name = _("payment")
+        verbose_name_plural = _("payments")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "provider_payment_id"],
+                condition=~Q(provider_payment_id=""),
+                name="wallet_one_payment_per_provider_id",
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_payment_positive"),
+            models.CheckConstraint(
+                condition=Q(status="succeeded", transaction__isnull=False)
+                | (~Q(status="succeeded") & Q(transaction__isnull=True)),
+                name="wallet_payment_credited_iff_succeeded",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "expires_at"], name="wallet_payment_open")]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.reference}"

@@ -9,7 +9,9 @@ from django.apps import apps
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
-from wallet.models import Account, Entry, LedgerTransaction
+from wallet.models import Account, Entry, LedgerTransaction, Payment
+
+RECENT_ITEMS = 10
 
 
 def user_balance(*, user) -> int:
@@ -33,6 +35,11 @@ def user_statement(*, user) -> QuerySet[Entry]:
         .select_related("transaction")
         .order_by("-id")
     )
+
+
+def recent_payments(*, user) -> QuerySet[Payment]:
+    """The player's latest deposits with their states, newest first."""
+    return Payment.objects.filter(user_id=user.pk).order_by("-id")[:RECENT_ITEMS]
 
 
 def account_statement(*, account: Account) -> QuerySet[Entry]:
@@ -75,6 +82,8 @@ def ledger_findings() -> LedgerReport:
         kind__in=[Account.Kind.USER, Account.Kind.TABLE_BANK], balance__lt=0
     ):
         findings.append(f"account {account.pk} ({account}) is negative: {account.balance}")
+    checked["payments"] = Payment.objects.count()
+    findings += _payment_findings()
     try:
         game_model = apps.get_model("games", "Game")
         table_model = apps.get_model("games", "Table")
@@ -118,3 +127,35 @@ def _table_bank_findings(table_model) -> list[str]:
         for table in tables.order_by("pk")
         if held[table.pk] != table.stake * table.seated
     ]
+
+
+def _payment_findings() -> list[str]:
+    """Every succeeded payment credited its player once with its amount, and every deposit
+    from a provider's account belongs to a succeeded payment."""
+    findings = []
+    succeeded = Payment.objects.filter(status=Payment.Status.SUCCEEDED).annotate(
+        credited=Coalesce(
+            Sum(
+                "transaction__entries__amount",
+                filter=Q(
+                    transaction__kind=LedgerTransaction.Kind.DEPOSIT,
+                    transaction__entries__account__user_id=F("user_id"),
+                ),
+            ),
+            0,
+        )
+    )
+    for payment in succeeded.exclude(credited=F("amount")).order_by("pk"):
+        findings.append(
+            f"payment {payment.pk} succeeded for {payment.amount}, "
+            f"its player was credited {payment.credited}"
+        )
+    unpaid = LedgerTransaction.objects.filter(
+        kind=LedgerTransaction.Kind.DEPOSIT,
+        entries__account__kind=Account.Kind.EXTERNAL,
+        entries__account__provider__gt="",
+        payment__isnull=True,
+    ).order_by("pk")
+    for pk in unpaid.values_list("pk", flat=True):
+        findings.append(f"deposit transaction {pk} from a provider has no succeeded payment")
+    return findings

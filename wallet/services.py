@@ -66,15 +66,15 @@ class Settlement:
 
 
 def deposit(
-    *, user, amount: int, idempotency_key: str, initiated_by, memo: str
+    *, user, amount: int, idempotency_key: str, initiated_by, memo: str, provider: str = ""
 ) -> LedgerTransaction:
-    """Cash comes in from outside: external cash -> the player's wallet."""
+    """Cash comes in from outside: the provider's external cash -> the player's wallet."""
     _check_positive(amount)
     with transaction.atomic():
         return _post(
             kind=LedgerTransaction.Kind.DEPOSIT,
             idempotency_key=idempotency_key,
-            movements={_external_account(): -amount, _user_account(user): amount},
+            movements={_external_account(provider): -amount, _user_account(user): amount},
             memo=memo,
             initiated_by=initiated_by,
         )
@@ -202,6 +202,15 @@ def staff_adjust(
             idempotency_key=f"wallet.adjust:{ledger_transaction.pk}",
         )
     return ledger_transaction
+
+
+def lock_wallet(*, user) -> Account:
+    """Lock the player's wallet row for the rest of the caller's transaction.
+
+    Checks that must hold when money moves (limits, breaks) run after this, so a concurrent
+    command of the same player waits until the movement is committed or rolled back.
+    """
+    return Account.objects.select_for_update().get(pk=_user_account(user).pk)
 
 
 # --- posting ---------------------------------------------------------------------------------
@@ -352,5 +361,6 @@ def _house_account() -> Account:
     return _account(kind=Account.Kind.HOUSE)
 
 
-def _external_account() -> Account:
-    return _account(kind=Account.Kind.EXTERNAL)
+def _external_account(provider: str = "") -> Account:
+    """External cash of one payment provider; ``""`` is cash moved by hand (staff payouts)."""
+    return _account(kind=Account.Kind.EXTERNAL, provider=provider)

@@ -2,4 +2,18 @@ from django.urls import path
 
 from wallet import views
 
-urlpatterns = [path("wallet/", views.wallet, name="wallet")]
+urlpatterns = [
+    path("wallet/", views.wallet, name="wallet"),
+    path("wallet/deposit/", views.deposit, name="deposit"),
+    path("wallet/deposit/<uuid:reference>/", views.deposit_status, name="deposit_status"),
+    path(
+        "wallet/payments/<slug:provider_code>/notify/",
+        views.payment_notify,
+        name="payment_notify",
+    ),
+    path(
+        "wallet/payments/test/<uuid:reference>/",
+        views.payment_test_page,
+        name="payment_test_page",
+    ),
+]

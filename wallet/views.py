@@ -1,11 +1,22 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
 
-from wallet.selectors import user_balance, user_statement
+from durak_site.security import policy_for
+from wallet import deposits
+from wallet.forms import DepositForm
+from wallet.models import Payment
+from wallet.money import parse_major_units
+from wallet.payments import enabled_providers
+from wallet.payments.test_provider import TestProvider
+from wallet.selectors import recent_payments, user_balance, user_statement
+from wallet.services import WalletError
 
 ENTRIES_PER_PAGE = 25
 
@@ -18,5 +29,78 @@ def wallet(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "wallet/wallet.html",
-        {"balance": user_balance(user=request.user), "page": page},
+        {
+            "balance": user_balance(user=request.user),
+            "page": page,
+            "payments": recent_payments(user=request.user),
+        },
     )
+
+
+@login_required
+def deposit(request: HttpRequest) -> HttpResponse:
+    providers = enabled_providers()
+    form = DepositForm(request.POST or None, providers=providers)
+    if request.method == "POST" and form.is_valid():
+        try:
+            checkout = deposits.deposit_start(
+                user=request.user,
+                amount=parse_major_units(form.cleaned_data["amount"]),
+                provider_code=form.cleaned_data["provider"],
+                site_url=f"{request.scheme}://{request.get_host()}",
+            )
+        except WalletError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect(checkout.url)
+    response = render(
+        request,
+        "wallet/deposit.html",
+        {
+            "form": form,
+            "providers": providers,
+            "balance": user_balance(user=request.user),
+            "deposit_min": settings.DEPOSIT_MIN,
+            "deposit_max": settings.DEPOSIT_MAX,
+        },
+    )
+    # The form's answer is a redirect to the provider's checkout, which the policy must allow.
+    response.headers["Content-Security-Policy"] = policy_for(
+        request, form_targets=filter(None, (p.checkout_origin() for p in providers.values()))
+    )
+    return response
+
+
+@login_required
+def deposit_status(request: HttpRequest, reference) -> HttpResponse:
+    payment = get_object_or_404(Payment, reference=reference, user=request.user)
+    return render(
+        request,
+        "wallet/deposit_status.html",
+        {"payment": payment, "balance": user_balance(user=request.user)},
+    )
+
+
+@csrf_exempt  # called by the provider's servers; authenticated by the body's signature
+@require_POST
+def payment_notify(request: HttpRequest, provider_code: str) -> HttpResponse:
+    return deposits.notification_receive(
+        provider_code=provider_code, body=request.body, headers=request.headers
+    )
+
+
+@login_required
+def payment_test_page(request: HttpRequest, reference) -> HttpResponse:
+    """The test provider's checkout page; it exists only in test mode."""
+    if not TestProvider.configured():
+        raise Http404
+    payment = get_object_or_404(
+        Payment, reference=reference, user=request.user, provider=TestProvider.code
+    )
+    if request.method == "POST" and request.POST.get("outcome") in ("pay", "decline"):
+        body, headers = TestProvider().notification(
+            payment, succeeded=request.POST["outcome"] == "pay"
+        )
+        deposits.notification_receive(provider_code=TestProvider.code, body=body, headers=headers)
+        return redirect("deposit_status", reference=payment.reference)
+    return render(request, "wallet/payment_test_page.html", {"payment": payment})
