@@ -93,7 +93,8 @@ def _pg_install() -> Path:
     return Path(spec.submodule_search_locations[0]) / "pginstall"
 
 
-def _pg_bin(name: str) -> str:
+def pg_bin(name: str) -> str:
+    """A program of the embedded PostgreSQL (server or client: pg_dump, pg_restore, psql)."""
     return str(_pg_install() / "bin" / name)
 
 
@@ -149,11 +150,11 @@ def _start_postgres() -> bool:
         _prepare_root_permissions(data)
     if not (data / "PG_VERSION").exists():
         _run_as_pg_owner(
-            [_pg_bin("initdb"), "-D", str(data), "-U", PG_USER, "--auth=trust", "-E", "UTF8"]
+            [pg_bin("initdb"), "-D", str(data), "-U", PG_USER, "--auth=trust", "-E", "UTF8"]
         )
     options = f"-h 127.0.0.1 -p {PG_PORT} -k {data} -c fsync=off -c max_connections=300"
     _run_as_pg_owner(
-        [_pg_bin("pg_ctl"), "-D", str(data), "-l", str(data / "server.log"), "-o", options]
+        [pg_bin("pg_ctl"), "-D", str(data), "-l", str(data / "server.log"), "-o", options]
         + ["-w", "-t", "30", "start"]
     )
     _wait_for_port(PG_PORT, "PostgreSQL")
@@ -176,7 +177,7 @@ def _ensure_database() -> None:
 def _stop_postgres() -> None:
     data = _pg_data()
     if (data / "postmaster.pid").exists():
-        _run_as_pg_owner([_pg_bin("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"])
+        _run_as_pg_owner([pg_bin("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"])
 
 
 # --- Redis --------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from durak_site import embedded
+from durak_site import backups, embedded
 from durak_site.translations import compile_catalogs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -162,6 +162,7 @@ def test(pytest_args: list[str]) -> int:
         _say("the script unit tests failed; pytest was not started")
         return failed
     # pytest builds its own test database, so the development one is left alone.
+    os.environ.setdefault("NIGHTLY_BACKUP_AT", "off")
     started = _prepare(migrate=False)
     # Connections opened in worker threads must not outlive a test and block database teardown.
     os.environ.setdefault("DB_CONN_MAX_AGE", "0")
@@ -187,15 +188,49 @@ def manage(args: list[str]) -> int:
         _stop_embedded(started)
 
 
+def backup() -> int:
+    """``./dev backup``: one backup now, through ``manage.py`` so a wrong database is named."""
+    return manage(["backup"])
+
+
+def restore(path: str) -> int:
+    """``./dev restore FILE``: the backup becomes the platform's database if its books balance."""
+    started = _start_services()
+    try:
+        restored = backups.restore(Path(path))
+    except backups.BackupError as error:
+        _say(str(error))
+        return 1
+    finally:
+        _stop_embedded(started)
+    print(restored.ledger_report)
+    if not restored.balanced:
+        _say(
+            f"the books in {path} do NOT balance (ledger_check above); the platform's database "
+            f"{restored.database} is unchanged and the restored copy is kept as "
+            f"{restored.kept_for_inspection} for inspection"
+        )
+        return 1
+    _say(f"restored {path} as the database {restored.database}: the books balance")
+    if restored.previous:
+        _say(f"the database it replaced is kept as {restored.previous}; drop it when done")
+    return 0
+
+
 USAGE = """usage: dev run                      the whole platform
        dev test [pytest args]       every test
        dev manage COMMAND [args]    a manage.py command (ledger_check, verify_game ID, ...)
+       dev backup                   a backup of the database into var/backups/
+       dev restore FILE             restore a backup, then check the books
        dev services start|stop|status|reset"""
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "manage", "services"}:
+    if not argv or argv[0] not in {"run", "test", "manage", "backup", "restore", "services"}:
         print(USAGE)
+        return 2
+    if argv[0] == "restore" and len(argv) != 2:
+        print("usage: dev restore FILE")
         return 2
     command, rest = argv[0], argv[1:]
     try:
@@ -205,6 +240,10 @@ def main(argv: list[str]) -> int:
             return test(rest)
         if command == "manage":
             return manage(rest)
+        if command == "backup":
+            return backup()
+        if command == "restore":
+            return restore(rest[0])
     except subprocess.CalledProcessError as error:
         # The failing step has already said why, in one line.
         return error.returncode or 1

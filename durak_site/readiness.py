@@ -25,7 +25,8 @@ NO_DATABASE = frozenset(
         "version",
     }
 )
-MIGRATING = frozenset({"migrate", "showmigrations", "sqlmigrate", "dbshell"})
+# Also backup: a release backs up just before it migrates.
+MIGRATING = frozenset({"migrate", "showmigrations", "sqlmigrate", "dbshell", "backup"})
 # A table every migrated platform database has: the money ledger.
 LEDGER_TABLE = "wallet_ledgertransaction"
 
@@ -48,7 +49,7 @@ def database_problem(*, migrating: bool = False, alias: str = DEFAULT_DB_ALIAS) 
         connection.ensure_connection()
         tables = set(connection.introspection.table_names())
     except OperationalError as error:
-        reason = _first_cause(error)
+        reason = first_cause(error)
         return (
             f"cannot reach the platform's PostgreSQL at {where} ({reason}). Start it with "
             "./dev services start, or point DATABASE_URL (or EMBEDDED_PG_PORT) at the server "
@@ -71,7 +72,7 @@ def database_problem(*, migrating: bool = False, alias: str = DEFAULT_DB_ALIAS) 
     return None
 
 
-def _first_cause(error: Exception) -> str:
+def first_cause(error: Exception) -> str:
     """ "Connection refused" out of psycopg's 'connection to server at ... failed: ...'."""
     lines = str(error).strip().splitlines() or ["no answer"]
     return lines[0].rsplit("failed: ", 1)[-1].removeprefix("FATAL:").strip()

@@ -15,7 +15,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from durak_site import embedded
+from durak_site import backups, embedded
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -168,6 +168,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "options": {"expires": 60.0},
     },
 }
+# The nightly pg_dump into BACKUP_DIR ("HH:MM" UTC, or "off"; ./dev test turns it off).
+try:
+    CELERY_BEAT_SCHEDULE |= backups.nightly_schedule(os.environ.get("NIGHTLY_BACKUP_AT", "03:00"))
+except ValueError as error:
+    raise ImproperlyConfigured(str(error)) from error
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
