@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
+from django.template.defaultfilters import floatformat
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.admin_readonly import ReadOnlyInline
@@ -12,6 +13,7 @@ from games import services
 from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
 from games.resources import GameResource, PayoutResource
 from games.services import GameError
+from wallet.money import money_display
 
 
 class SeatInline(ReadOnlyInline):
@@ -36,8 +38,13 @@ class GameEventInline(ReadOnlyInline):
 
 class BankDistributionInline(ReadOnlyInline):
     model = BankDistribution
-    fields = ["seat", "user", "place", "percent", "amount"]
+    fields = ["place", "user", "seat", "shown_percent", "shown_amount"]
     readonly_fields = fields
+    shown_amount = money_display("amount", _("paid out"))
+
+    @admin.display(description=_("share of the bank, %"))
+    def shown_percent(self, share: BankDistribution) -> str:
+        return floatformat(share.percent, -2)
 
 
 class StakeFilter(admin.SimpleListFilter):
@@ -66,7 +73,7 @@ class StakeFilter(admin.SimpleListFilter):
 class TableAdmin(admin.ModelAdmin):
     list_display = [
         "id",
-        "stake",
+        "shown_stake",
         "seats",
         "status",
         "private",
@@ -112,6 +119,8 @@ class TableAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
+    shown_stake = money_display("stake", _("stake"))
+
 
 @admin.register(Game)
 class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
@@ -121,9 +130,9 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
         "table",
         "number",
         "status",
-        "stake",
-        "bank",
-        "commission",
+        "shown_stake",
+        "shown_bank",
+        "shown_commission",
         "started_at",
         "finished_at",
     ]
@@ -137,10 +146,10 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
             "table",
             "number",
             "status",
-            "players",
-            "stake",
-            "bank",
-            "commission",
+            "player_names",
+            "shown_stake",
+            "shown_bank",
+            "shown_commission",
             "percentages",
             "version",
             "deadline",
@@ -155,6 +164,15 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None) -> list[str]:
         return self.get_fields(request, obj)
+
+    shown_stake = money_display("stake", _("stake"))
+    shown_bank = money_display("bank", _("bank"))
+    shown_commission = money_display("commission", _("commission"))
+
+    @admin.display(description=_("players"))
+    def player_names(self, game: Game) -> str:
+        names = dict(game.table.seat_set.values_list("user_id", "user__username"))
+        return ", ".join(names.get(user_id, str(user_id)) for user_id in game.players)
 
     def get_queryset(self, request) -> QuerySet:
         return super().get_queryset(request).select_related("table")

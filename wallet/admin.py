@@ -19,10 +19,15 @@ from durak_site.exports import (
     file_response,
 )
 from wallet import services
-from wallet.admin_filters import DateRangeFilter, EntryPlayerFilter, TransactionPlayerFilter
+from wallet.admin_filters import (
+    DateRangeFilter,
+    EntryPlayerFilter,
+    TransactionPlayerFilter,
+    titled,
+)
 from wallet.forms import StaffAdjustmentForm
 from wallet.models import Account, Entry, LedgerTransaction, Payment
-from wallet.money import format_money, parse_major_units
+from wallet.money import format_money, money_display, parse_major_units
 from wallet.resources import EntryResource, LedgerTransactionResource
 from wallet.selectors import account_statement
 
@@ -53,9 +58,7 @@ class AccountAdmin(ReadOnlyAdmin):
             return _("table #%(id)s") % {"id": account.table_id}
         return "—"
 
-    @admin.display(description=_("balance"), ordering="balance")
-    def shown_balance(self, account: Account) -> str:
-        return format_money(account.balance)
+    shown_balance = money_display("balance", _("balance"))
 
     @admin.display(description=_("tools"))
     def tools(self, account: Account) -> str:
@@ -147,8 +150,10 @@ class AccountAdmin(ReadOnlyAdmin):
 
 class EntryInline(ReadOnlyInline):
     model = Entry
-    fields = ["account", "amount", "balance_after"]
+    fields = ["account", "shown_amount", "shown_balance_after"]
     readonly_fields = fields
+    shown_amount = money_display("amount", _("amount"))
+    shown_balance_after = money_display("balance_after", _("balance after"))
 
 
 @admin.register(LedgerTransaction)
@@ -178,16 +183,18 @@ class LedgerTransactionAdmin(SpreadsheetExportMixin, ReadOnlyAdmin):
 @admin.register(Entry)
 class EntryAdmin(SpreadsheetExportMixin, ReadOnlyAdmin):
     resource_classes = [EntryResource]
-    list_display = ["id", "created_at", "transaction", "kind", "account", "amount", "balance_after"]
+    list_display = ["id", "created_at", "kind", "account", "shown_amount", "shown_balance_after"]
     list_filter = [
         ("transaction__created_at", DateRangeFilter),
-        "transaction__kind",
+        ("transaction__kind", titled(admin.ChoicesFieldListFilter, _("transaction kind"))),
         EntryPlayerFilter,
-        "account__kind",
+        ("account__kind", titled(admin.ChoicesFieldListFilter, _("account kind"))),
     ]
     list_select_related = ["transaction", "account__user"]
-    fields = ["transaction", "account", "amount", "balance_after"]
+    fields = ["transaction", "account", "shown_amount", "shown_balance_after"]
     readonly_fields = fields
+    shown_amount = money_display("amount", _("amount"))
+    shown_balance_after = money_display("balance_after", _("balance after"))
 
     @admin.display(description=_("created"), ordering="transaction__created_at")
     def created_at(self, entry: Entry):

@@ -80,3 +80,14 @@ class TransactionPlayerFilter(PlayerFilter):
 
 class EntryPlayerFilter(PlayerFilter):
     user_path = "account__user"
+
+
+def titled(list_filter: type[admin.FieldListFilter], title) -> type[admin.FieldListFilter]:
+    """``list_filter`` under its own title, where two filtered fields share a verbose name."""
+
+    class Titled(list_filter):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.title = title
+
+    return Titled

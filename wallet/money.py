@@ -49,3 +49,15 @@ def major_units(amount: int) -> Decimal:
 def parse_major_units(value) -> int:
     """A Decimal of major units (e.g. 12.50) as integer minor units."""
     return int(value * MINOR_UNITS_PER_MAJOR)
+
+
+def money_display(field: str, description):
+    """An admin column or read-only field showing a minor-units field as money (100,00 ₽)."""
+
+    def show(model_admin, obj) -> str:
+        amount = getattr(obj, field)
+        return "—" if amount is None else format_money(amount)
+
+    show.short_description = description
+    show.admin_order_field = field
+    return show

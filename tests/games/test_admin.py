@@ -15,6 +15,7 @@ from tests.games.conftest import STAKE, create_player
 from tests.games.test_services import play_out, seated_game
 from tests.spreadsheets import read_csv, read_xlsx
 from wallet.models import Account, Entry, LedgerTransaction
+from wallet.money import format_money
 
 pytestmark = pytest.mark.django_db
 GAMES_EXPORT = reverse("admin:games_game_export")
@@ -52,7 +53,7 @@ def test_a_running_game_hides_its_seed_and_hands_a_finished_one_shows_its_log(st
     page = staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
     assert game.seed in page
     assert f'name="events-TOTAL_FORMS" value="{game.version}"' in page
-    assert str(game.distribution.get(seat=0).amount) in page
+    assert format_money(game.distribution.get(seat=0).amount) in page
 
 
 def _finished_game(players: int, commission_percent: str = "0"):
