@@ -13,13 +13,14 @@ from html.parser import HTMLParser
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Group
-from django.test import RequestFactory
+from django.test import RequestFactory, override_settings
 from django.urls import reverse
 from django.utils import translation
 
 from durak_site.admin_site import accusative
 from tests.games.test_services import play_out, seated_game
 from tests.players import create_player
+from wallet import deposits
 from wallet import services as wallet_services
 
 pytestmark = pytest.mark.django_db
@@ -113,6 +114,10 @@ def history():
         user=users[0], amount=500, reason="Bonus", staff_user=staff, idempotency_key="adj:1"
     )
     Group.objects.create(name="cashiers")
+    with override_settings(PAYMENTS_TEST_MODE=True):
+        deposits.deposit_start(
+            user=users[1], amount=500_00, provider_code="test", site_url="https://durak.example"
+        )
     return staff
 
 
