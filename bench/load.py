@@ -1,0 +1,607 @@
+"""Live-play load: N four-player tables, four bot clients each, over real WebSockets.
+
+    python bench/load.py --tables 25 --seconds 60            # bots answer at once
+    python bench/load.py --tables 200 --think 1-3            # bots think 1-3 s like people
+    python bench/load.py --tables 20 --think 1-3 --flood     # one user floods; tables compared
+    python bench/load.py ... --json result.json
+
+It runs against a platform that is already running (``./dev run``) and uses the same
+environment (DATABASE_URL/REDIS_URL or the embedded ports) to create its players and tables,
+and mints their session cookies the way the tests do. Players are ``bench-N`` and are reused.
+
+A bot acts when its seat is the first the game waits for, with the engine's heuristic bot
+picking from the seat's ``legal_actions``, and sends ``act`` with the version it saw. For every
+move the latency is timed from the mover's ``act`` to each seat's ``state`` of a later version.
+A finished game is followed by a rematch at the same table. Printed for each run: moves/s,
+latency percentiles for the mover, for every seat and for the last seat of each move, errors by
+code, CPU and RSS of each platform process, PostgreSQL commits and rows read per move, Redis
+memory and queue sizes, and a bare websockets echo round trip as the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
+os.environ.setdefault("DEBUG", "1")
+
+import django  # noqa: E402
+
+django.setup()
+logging.getLogger("websockets").setLevel(logging.WARNING)
+
+import redis  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.db import connection  # noqa: E402
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.asyncio.server import serve  # noqa: E402
+
+from games import services  # noqa: E402
+from games.engine.bots import choose_action  # noqa: E402
+from games.models import Game, Table  # noqa: E402
+from tests.players import session_cookie  # noqa: E402
+from wallet import services as wallet_services  # noqa: E402
+from wallet.selectors import user_balance  # noqa: E402
+
+SEATS = 4
+STAKE = 100
+# Enough for many rematches; topped up whenever a bench player runs below it.
+FUNDS = 10_000_000
+CLOCK = time.perf_counter
+# A process's role by what its command line holds, the first match winning.
+ROLES = (
+    ("daphne", ("daphne",)),
+    ("beat", ("celery", " beat")),
+    ("worker", ("celery",)),
+    ("postgres", ("postgres",)),
+    ("redis", ("redis",)),
+)
+
+
+def percentiles(values: list[float]) -> dict[str, float | int | None]:
+    if not values:
+        return {"count": 0, "p50": None, "p90": None, "p99": None, "max": None}
+    ordered = sorted(values)
+
+    def at(share: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000, 1)
+
+    return {
+        "count": len(ordered),
+        "p50": at(0.50),
+        "p90": at(0.90),
+        "p99": at(0.99),
+        "max": round(ordered[-1] * 1000, 1),
+    }
+
+
+# --- players and tables (sync, through the services like any request) -----------------------
+
+
+def bench_players(count: int, prefix: str = "bench") -> list:
+    users = []
+    model = get_user_model()
+    for number in range(count):
+        name = f"{prefix}-{number}"
+        user = model.objects.filter(username=name).first()
+        if user is None:
+            user = model.objects.create_user(username=name, email=f"{name}@bench.invalid")
+        if user_balance(user=user) < FUNDS // 2:
+            wallet_services.deposit(
+                user=user,
+                amount=FUNDS,
+                idempotency_key=f"bench-deposit:{user.pk}:{time.time_ns()}",
+                initiated_by=None,
+                memo="load benchmark",
+            )
+        users.append(user)
+    return users
+
+
+def leave_old_tables(users: list) -> None:
+    """Seats left over by an interrupted run would refuse the new tables' joins."""
+    for table in Table.objects.filter(
+        seat_set__user__in=users, seat_set__left_at__isnull=True
+    ).distinct():
+        if table.status == Table.Status.PLAYING:
+            # Nobody answers there any more: let the game run out on its timers.
+            continue
+        for seat in table.seat_set.filter(left_at__isnull=True):
+            with contextlib.suppress(services.GameError):
+                services.table_leave(table_id=table.pk, user=seat.user)
+
+
+def open_tables(users: list, tables: int) -> list[tuple[int, list[str]]]:
+    """Start `tables` four-player games; returns (table id, cookie per seat)."""
+    opened = []
+    for number in range(tables):
+        group = users[number * SEATS : (number + 1) * SEATS]
+        table = services.table_create(user=group[0], stake=STAKE, seats=SEATS)
+        for user in group[1:]:
+            services.table_join(table_id=table.pk, user=user)
+        game = Game.objects.get(table=table, status=Game.Status.PLAYING)
+        by_seat = {user.pk: user for user in group}
+        opened.append((table.pk, [session_cookie(by_seat[uid]) for uid in game.players]))
+    connection.close()
+    return opened
+
+
+def rematch(table_id: int) -> None:
+    game = Game.objects.filter(table_id=table_id).order_by("-number").first()
+    users = get_user_model().objects.in_bulk(game.players)
+    for user_id in game.players:
+        with contextlib.suppress(services.GameError):
+            services.rematch_confirm(game_id=game.pk, user=users[user_id])
+    connection.close()
+
+
+# --- measurements of the platform's processes ----------------------------------------------
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def platform_processes() -> dict[int, str]:
+    """Processes of this checkout (Daphne, Celery, PostgreSQL with its backends, Redis)."""
+    root = str(ROOT)
+    found: dict[int, str] = {}
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        stat = _read(f"/proc/{entry}/stat")
+        if stat:
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+        cmdline = _read(f"/proc/{entry}/cmdline").replace("\0", " ")
+        if root not in cmdline:
+            continue
+        for role, marker in ROLES:
+            if all(part in cmdline for part in marker):
+                found[int(entry)] = role
+                break
+    # PostgreSQL's backends name neither the program nor the checkout: they are its children.
+    postmasters = {pid for pid, role in found.items() if role == "postgres"}
+    found.update({pid: "postgres" for pid, parent in parents.items() if parent in postmasters})
+    return found
+
+
+def process_sample(pids: dict[int, str]) -> dict[int, tuple[float, int]]:
+    """CPU seconds used so far and RSS in bytes, per pid."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    page = os.sysconf("SC_PAGE_SIZE")
+    sample = {}
+    for pid in pids:
+        stat = _read(f"/proc/{pid}/stat")
+        if not stat:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        cpu = (int(fields[11]) + int(fields[12])) / ticks
+        rss = int(fields[21]) * page
+        sample[pid] = (cpu, rss)
+    return sample
+
+
+def process_report(
+    pids: dict[int, str], start: dict, end: dict, seconds: float
+) -> list[dict[str, Any]]:
+    """CPU % over the window and RSS at its end, per process (PostgreSQL summed)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for pid, role in sorted(pids.items()):
+        if pid not in end:
+            continue
+        cpu = end[pid][0] - start.get(pid, (0.0, 0))[0]
+        name = role if role == "postgres" else f"{role}:{pid}"
+        row = rows.setdefault(name, {"process": name, "cpu_percent": 0.0, "rss_mb": 0.0})
+        row["cpu_percent"] += round(100 * cpu / seconds, 1)
+        row["rss_mb"] += round(end[pid][1] / 2**20, 1)
+    return list(rows.values())
+
+
+def database_counters() -> tuple[int, int]:
+    """Commits and rows read (returned + fetched) of this database so far."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT xact_commit, tup_returned + tup_fetched FROM pg_stat_database "
+            "WHERE datname = current_database()"
+        )
+        commits, rows = cursor.fetchone()
+    connection.close()
+    return int(commits), int(rows)
+
+
+def broker_sample() -> dict[str, int]:
+    """Redis memory and the Celery queue: waiting tasks and tasks held unacknowledged."""
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        return {
+            "used_memory": int(client.info("memory")["used_memory"]),
+            "keys": int(client.dbsize()),
+            "queued": int(client.llen(settings.CELERY_TASK_DEFAULT_QUEUE)),
+            "unacked": int(client.hlen("unacked")),
+        }
+    finally:
+        client.close()
+
+
+def load_average() -> str:
+    return " ".join(_read("/proc/loadavg").split()[:3])
+
+
+# --- the bots --------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    measuring: bool = False
+    moves: int = 0
+    mover: list[float] = field(default_factory=list)
+    every_seat: list[float] = field(default_factory=list)
+    last_seat: list[float] = field(default_factory=list)
+    errors: Counter = field(default_factory=Counter)
+    mover_last: int = 0
+    timed_moves: int = 0
+
+    def reset(self) -> None:
+        self.moves = self.mover_last = self.timed_moves = 0
+        self.mover.clear()
+        self.every_seat.clear()
+        self.last_seat.clear()
+        self.errors.clear()
+
+
+class _Seen:
+    """What one seat saw, shaped like the engine for the heuristic bot (it reads only views)."""
+
+    def __init__(self, view: dict) -> None:
+        self._view = view
+
+    def view(self, seat: int) -> dict:
+        return self._view
+
+
+class BenchTable:
+    """Four bots at one table and the moves in flight there."""
+
+    def __init__(self, table_id: int, cookies: list[str], args, stats: Stats) -> None:
+        self.table_id, self.cookies, self.args, self.stats = table_id, cookies, args, stats
+        self.rng = random.Random(table_id)
+        self.pending: dict[int, tuple[float, int, set[int]]] = {}
+        self.versions = [-1] * SEATS
+        self.sockets: list = [None] * SEATS
+        self.game_id: int | None = None
+        self.rematching = False
+        self.counted_version = -1
+        self.tasks: set[asyncio.Task] = set()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await asyncio.gather(*(self.seat(seat, stop) for seat in range(SEATS)))
+
+    async def seat(self, seat: int, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                async with connect(
+                    f"{self.args.ws}/ws/table/{self.table_id}/",
+                    origin=self.args.origin,
+                    additional_headers={"Cookie": self.cookies[seat]},
+                    open_timeout=30,
+                    max_size=2**22,
+                ) as socket:
+                    self.sockets[seat] = socket
+                    reader = asyncio.create_task(self.read(seat, socket))
+                    stopping = asyncio.create_task(stop.wait())
+                    await asyncio.wait({reader, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                    for task in (reader, stopping):
+                        task.cancel()
+                    if stop.is_set():
+                        return
+            except Exception as error:  # noqa: BLE001 - counted, then the bot reconnects
+                if stop.is_set():
+                    return
+                self.stats.errors[f"socket:{type(error).__name__}"] += 1
+            finally:
+                self.sockets[seat] = None
+            await asyncio.sleep(1)
+
+    async def read(self, seat: int, socket) -> None:
+        async for frame in socket:
+            now = CLOCK()
+            message = json.loads(frame)
+            kind = message.get("type")
+            if kind == "error":
+                self.stats.errors[message.get("code")] += 1
+            elif kind == "close":
+                return
+            elif kind == "state":
+                self.on_state(seat, message, now)
+
+    def on_state(self, seat: int, state: dict, now: float) -> None:
+        version = state["version"]
+        game = state["game"]
+        if game is None:
+            return
+        if game["id"] != self.game_id:
+            # A new game (a rematch) restarts the versions.
+            self.game_id, self.pending, self.versions = game["id"], {}, [-1] * SEATS
+            self.counted_version = version
+            self.rematching = False
+        if version <= self.versions[seat]:
+            return
+        self.versions[seat] = version
+        if version > self.counted_version:
+            if self.stats.measuring:
+                self.stats.moves += version - self.counted_version
+            self.counted_version = version
+        for sent_version, (sent_at, mover, waiting) in list(self.pending.items()):
+            if sent_version < version and seat in waiting:
+                waiting.discard(seat)
+                if self.stats.measuring:
+                    self.stats.every_seat.append(now - sent_at)
+                    if seat == mover:
+                        self.stats.mover.append(now - sent_at)
+                if not waiting:
+                    del self.pending[sent_version]
+                    if self.stats.measuring:
+                        self.stats.last_seat.append(now - sent_at)
+                        self.stats.timed_moves += 1
+                        self.stats.mover_last += seat == mover
+        if game["status"] != "playing":
+            if state.get("rematch") is not None and not self.rematching:
+                self.rematching = True
+                self.background(asyncio.to_thread(rematch, self.table_id))
+            return
+        view = state["view"]
+        if state["you"] == seat and view["waiting_for"] and view["waiting_for"][0] == seat:
+            self.background(self.act(seat, view, version))
+
+    def background(self, work) -> None:
+        # Reading goes on meanwhile, so a thinking bot still receives (and times) every state.
+        task = asyncio.create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def act(self, seat: int, view: dict, version: int) -> None:
+        if self.args.think:
+            await asyncio.sleep(self.rng.uniform(*self.args.think))
+            if self.versions[seat] != version or self.sockets[seat] is None:
+                return  # the game moved on meanwhile (a timeout) or the socket went
+        action = choose_action(_Seen(view), seat, self.rng)
+        if action is None:
+            return
+        self.pending[version] = (CLOCK(), seat, set(range(SEATS)))
+        with contextlib.suppress(Exception):
+            await self.sockets[seat].send(
+                json.dumps({"type": "act", "action": action, "version": version})
+            )
+
+
+# --- the flooding user -----------------------------------------------------------------------
+
+
+FLOODS = ("sync", "over", "churn")
+
+
+async def flood(kind: str, args, table_id: int, cookie: str, stop: asyncio.Event) -> Counter:
+    """One user at another table: `sync` within his limits, `over` them, or socket `churn`."""
+    sent: Counter = Counter()
+    url = f"{args.ws}/ws/table/{table_id}/"
+
+    async def drain(socket) -> None:
+        with contextlib.suppress(Exception):
+            async for _frame in socket:
+                sent["received"] += 1
+
+    async def sender(rate: float | None) -> None:
+        with contextlib.suppress(Exception):
+            async with connect(
+                url, origin=args.origin, additional_headers={"Cookie": cookie}, max_size=2**22
+            ) as socket:
+                reader = asyncio.create_task(drain(socket))
+                while not stop.is_set():
+                    await socket.send('{"type":"sync","version":0}')
+                    sent["sync"] += 1
+                    await asyncio.sleep(1 / rate if rate else 0)
+                reader.cancel()
+
+    async def churner() -> None:
+        while not stop.is_set():
+            try:
+                async with connect(
+                    url, origin=args.origin, additional_headers={"Cookie": cookie}, max_size=2**22
+                ) as socket:
+                    await socket.recv()
+                    sent["opened"] += 1
+            except Exception as error:  # noqa: BLE001
+                sent[f"refused:{type(error).__name__}"] += 1
+                await asyncio.sleep(0.05)
+
+    if kind == "sync":
+        # Two sockets at 9.5 messages a second each: under both the socket's and the user's limit.
+        workers = [sender(9.5), sender(9.5)]
+    elif kind == "over":
+        workers = [sender(None) for _ in range(8)]
+    else:
+        workers = [churner() for _ in range(4)]
+    await asyncio.gather(*workers)
+    return sent
+
+
+# --- the floor -------------------------------------------------------------------------------
+
+
+async def echo_floor(rounds: int = 2000) -> dict:
+    """Round trip of a small frame to a bare websockets echo server in this process."""
+
+    async def echo(socket) -> None:
+        async for frame in socket:
+            await socket.send(frame)
+
+    async with serve(echo, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        async with connect(f"ws://127.0.0.1:{port}/") as socket:
+            times = []
+            for _ in range(rounds):
+                started = CLOCK()
+                await socket.send('{"type":"ping"}')
+                await socket.recv()
+                times.append(CLOCK() - started)
+    return percentiles(times)
+
+
+# --- a run -----------------------------------------------------------------------------------
+
+
+async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> dict[str, Any]:
+    stats.reset()
+    procs_start = process_sample(pids)
+    commits_start, rows_start = await asyncio.to_thread(database_counters)
+    broker_start = await asyncio.to_thread(broker_sample)
+    started = CLOCK()
+    stats.measuring = True
+    await asyncio.sleep(seconds)
+    stats.measuring = False
+    elapsed = CLOCK() - started
+    pids.update(platform_processes())  # backends opened meanwhile count from their start
+    procs_end = process_sample(pids)
+    commits_end, rows_end = await asyncio.to_thread(database_counters)
+    broker_end = await asyncio.to_thread(broker_sample)
+    moves = max(stats.moves, 1)
+    return {
+        "seconds": round(elapsed, 1),
+        "load_average": load_average(),
+        "moves": stats.moves,
+        "moves_per_second": round(stats.moves / elapsed, 1),
+        "latency_ms": {
+            "mover": percentiles(stats.mover),
+            "every_seat": percentiles(stats.every_seat),
+            "last_seat": percentiles(stats.last_seat),
+        },
+        "mover_served_last_percent": round(100 * stats.mover_last / max(stats.timed_moves, 1), 1),
+        "errors": dict(stats.errors),
+        "processes": process_report(pids, procs_start, procs_end, elapsed),
+        "postgres_per_move": {
+            "commits": round((commits_end - commits_start) / moves, 1),
+            "rows_read": round((rows_end - rows_start) / moves, 1),
+        },
+        "broker": {"start": broker_start, "end": broker_end},
+    }
+
+
+def print_run(title: str, result: dict) -> None:
+    latency = result["latency_ms"]
+    print(f"\n== {title}  ({result['seconds']} s, load average {result['load_average']})")
+    print(f"moves/s {result['moves_per_second']}  ({result['moves']} moves)")
+    for name in ("mover", "every_seat", "last_seat"):
+        row = latency[name]
+        print(
+            f"  {name:<10} n={row['count']:<6} p50 {row['p50']} ms  p90 {row['p90']} ms  "
+            f"p99 {row['p99']} ms  max {row['max']} ms"
+        )
+    print(f"  mover served last: {result['mover_served_last_percent']} % of moves")
+    print(f"  errors: {result['errors'] or 'none'}")
+    per_move = result["postgres_per_move"]
+    print(
+        f"  PostgreSQL per move: {per_move['commits']} commits, {per_move['rows_read']} rows read"
+    )
+    for row in result["processes"]:
+        print(f"  {row['process']:<14} CPU {row['cpu_percent']:5.1f} %  RSS {row['rss_mb']} MB")
+    start, end = result["broker"]["start"], result["broker"]["end"]
+    print(
+        f"  Redis memory {start['used_memory'] // 1024} -> {end['used_memory'] // 1024} KiB, "
+        f"keys {start['keys']} -> {end['keys']}, queued {start['queued']} -> {end['queued']}, "
+        f"unacked {start['unacked']} -> {end['unacked']}"
+    )
+
+
+async def main(args) -> dict[str, Any]:
+    floor = await echo_floor()
+    print(f"bare websockets echo: p50 {floor['p50']} ms  p99 {floor['p99']} ms")
+    users = await asyncio.to_thread(bench_players, args.tables * SEATS)
+    await asyncio.to_thread(leave_old_tables, users)
+    opened = await asyncio.to_thread(open_tables, users, args.tables)
+    pids = platform_processes()
+    pace = "thinking {:g}-{:g} s".format(*args.think) if args.think else "answering at once"
+    print(
+        f"{args.tables} tables, {args.tables * SEATS} bots, {pace}; "
+        f"platform processes: {dict(Counter(pids.values()))}"
+    )
+    stats = Stats()
+    stop = asyncio.Event()
+    tables = [BenchTable(table_id, cookies, args, stats) for table_id, cookies in opened]
+    running = [asyncio.create_task(table.run(stop)) for table in tables]
+    report: dict[str, Any] = {
+        "command": " ".join(sys.argv),
+        "tables": args.tables,
+        "think": args.think,
+        "cpus": os.cpu_count(),
+        "echo_floor_ms": floor,
+        "runs": {},
+    }
+    try:
+        await asyncio.sleep(args.warmup)
+        report["runs"]["play"] = result = await measure(stats, args, pids, args.seconds)
+        print_run("play", result)
+        if args.flood:
+            flooder = (await asyncio.to_thread(bench_players, 1, "bench-flood"))[0]
+            cookie = await asyncio.to_thread(session_cookie, flooder)
+            watched = opened[0][0]
+            for kind in FLOODS:
+                flood_stop = asyncio.Event()
+                task = asyncio.create_task(flood(kind, args, watched, cookie, flood_stop))
+                await asyncio.sleep(2)
+                result = await measure(stats, args, pids, args.seconds)
+                flood_stop.set()
+                result["flood"] = dict(await task)
+                base = report["runs"]["play"]["latency_ms"]["last_seat"]["p99"] or 0
+                p99 = result["latency_ms"]["last_seat"]["p99"] or 0
+                result["p99_vs_no_flood"] = round(p99 / base, 2) if base else None
+                report["runs"][f"flood:{kind}"] = result
+                print_run(f"flood: {kind}", result)
+                print(f"  flood traffic: {result['flood']}")
+                print(f"  last-seat p99 vs no flood: x{result['p99_vs_no_flood']}")
+    finally:
+        stop.set()
+        await asyncio.gather(*running, return_exceptions=True)
+    return report
+
+
+def parse_args(argv: list[str] | None = None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default=os.environ.get("BENCH_URL", "http://127.0.0.1:8000"))
+    parser.add_argument("--tables", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured time per run")
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--think", default="", help="bots think this long, e.g. 1-3 (seconds)")
+    parser.add_argument("--flood", action="store_true", help="then measure under one flooder")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    args.ws = "ws" + args.url.removeprefix("http").rstrip("/")
+    args.origin = args.url.rstrip("/")
+    args.think = tuple(float(part) for part in args.think.split("-")) if args.think else ()
+    return args
+
+
+if __name__ == "__main__":
+    arguments = parse_args()
+    figures = asyncio.run(main(arguments))
+    if arguments.json:
+        Path(arguments.json).write_text(json.dumps(figures, indent=2))
