@@ -1,6 +1,7 @@
 """Start the whole platform, or the test suite, on one machine.
 
-``python -m durak_site.launcher run``   services, migrations, Daphne, Celery worker and beat
+``python -m durak_site.launcher run``   services, migrations, one Daphne per core (WEB_PROCESSES)
+                                        on one shared listening socket, Celery worker and beat
 ``python -m durak_site.launcher test``  the script unit tests (node --test), then services,
                                         migrations, a browser and pytest
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -22,6 +24,9 @@ from durak_site.translations import compile_catalogs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+# Connections waiting to be accepted: a crowd of sockets opening at once must not be turned away.
+LISTEN_BACKLOG = 2048
+WORKER_CONCURRENCY = 2
 
 
 def _say(message: str) -> None:
@@ -76,30 +81,64 @@ def _stop_processes(processes: list[subprocess.Popen]) -> None:
             process.wait()
 
 
+def web_processes() -> int:
+    """How many Daphne processes ``run`` starts: ``WEB_PROCESSES``, else one per core."""
+    return max(1, int(os.environ.get("WEB_PROCESSES") or os.cpu_count() or 1))
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The one listening socket every Daphne process accepts from (the kernel shares the work).
+
+    IPv4 only: Daphne adopts an inherited socket as an IPv4 one.
+    """
+    listener = socket.create_server((host, port), backlog=LISTEN_BACKLOG)
+    listener.set_inheritable(True)
+    return listener
+
+
+def daphne_command(listener: socket.socket) -> list[str]:
+    fd = str(listener.fileno())
+    return [str(BIN / "daphne"), "--fd", fd, "durak_site.asgi:application"]
+
+
 def run() -> int:
     started = _prepare(migrate=True)
     _manage("create_first_admin")
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
-    commands = {
-        "daphne": [str(BIN / "daphne"), "-b", host, "-p", port, "durak_site.asgi:application"],
-        "worker": [str(BIN / "celery"), "-A", "durak_site", "worker", "-l", "info", "-c", "2"],
-        "beat": [
-            str(BIN / "celery"),
-            "-A",
-            "durak_site",
-            "beat",
-            "-l",
-            "info",
-            "-s",
-            str(embedded.VAR_DIR / "celerybeat-schedule"),
-        ],
-    }
+    listener = listening_socket(host, int(port))
+    webs = web_processes()
+    commands = {f"daphne-{number}": daphne_command(listener) for number in range(1, webs + 1)}
+    commands["worker"] = [
+        str(BIN / "celery"),
+        "-A",
+        "durak_site",
+        "worker",
+        "-l",
+        "info",
+        "-c",
+        str(WORKER_CONCURRENCY),
+    ]
+    commands["beat"] = [
+        str(BIN / "celery"),
+        "-A",
+        "durak_site",
+        "beat",
+        "-l",
+        "info",
+        "-s",
+        str(embedded.VAR_DIR / "celerybeat-schedule"),
+    ]
+    _say(f"{webs} web process(es) share the listening socket")
     # Each child leads its own process group so that stopping it takes its children too.
     processes = [
-        subprocess.Popen(command, cwd=BASE_DIR, start_new_session=True)
+        subprocess.Popen(
+            command, cwd=BASE_DIR, start_new_session=True, pass_fds=(listener.fileno(),)
+        )
         for command in commands.values()
     ]
+    # The children hold their own copies of the socket.
+    listener.close()
     stop_requested = False
 
     def request_stop(signum, frame) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import time
 
+from django.conf import settings
 from django.db import connection
 
 
@@ -38,3 +40,17 @@ def test_database_url() -> str:
 
 
 test_database_url.__test__ = False  # a helper, not a test, despite its name
+
+
+def server_env() -> dict[str, str]:
+    """The environment of a Daphne or Celery process that serves this test run's data."""
+    return {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": test_database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
+        "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+        "CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
+        "DJANGO_SETTINGS_MODULE": "durak_site.settings",
+    }

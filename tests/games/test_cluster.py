@@ -32,7 +32,7 @@ from tests.games.conftest import (
     strings_in,
 )
 from tests.players import session_cookie
-from tests.servers import free_port, test_database_url, wait_for_port
+from tests.servers import free_port, server_env, wait_for_port
 from wallet.selectors import user_balance
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -47,16 +47,7 @@ SEND_INTERVAL = 0.11
 @pytest.fixture
 def cluster(tmp_path):
     """Two Daphne servers and one Celery worker on the test database, stopped afterwards."""
-    env = {
-        **os.environ,
-        "DEBUG": "1",
-        "DATABASE_URL": test_database_url(),
-        "REDIS_URL": settings.REDIS_URL,
-        "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
-        "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
-        "CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
-        "DJANGO_SETTINGS_MODULE": "durak_site.settings",
-    }
+    env = server_env()
     celery_app.control.purge()
     ports = [free_port(), free_port()]
     commands = [

@@ -1,0 +1,57 @@
+"""The run command's web processes: several Daphnes accept from one listening socket."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import urllib.request
+
+import pytest
+
+from durak_site import launcher
+from tests.servers import free_port, server_env
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def healthy(port: int) -> bool:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=60) as response:
+        return response.status == 200
+
+
+def test_web_processes_default_to_one_per_core_and_follow_the_setting(monkeypatch):
+    monkeypatch.delenv("WEB_PROCESSES", raising=False)
+    assert launcher.web_processes() == os.cpu_count()
+    monkeypatch.setenv("WEB_PROCESSES", "3")
+    assert launcher.web_processes() == 3
+
+
+def test_two_daphnes_serve_one_listening_socket_and_either_alone_keeps_serving():
+    port = free_port()
+    listener = launcher.listening_socket("127.0.0.1", port)
+    processes = [
+        subprocess.Popen(
+            launcher.daphne_command(listener),
+            cwd=launcher.BASE_DIR,
+            env=server_env(),
+            pass_fds=(listener.fileno(),),
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(2)
+    ]
+    listener.close()  # only the servers hold the socket now
+    try:
+        # The socket listens before either server runs: requests wait in its backlog.
+        assert all(healthy(port) for _ in range(10))
+        os.killpg(processes[0].pid, signal.SIGKILL)
+        processes[0].wait()
+        # The same address still answers: the other process accepts from the same socket.
+        assert all(healthy(port) for _ in range(10))
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=15)
