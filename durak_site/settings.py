@@ -115,12 +115,18 @@ REDIS_URL = os.environ.get("REDIS_URL") or embedded.DEFAULT_REDIS_URL
 DATABASES = {
     "default": dj_database_url.parse(
         DATABASE_URL,
-        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
-        conn_health_checks=True,
+        # Persistent: each database thread of a web process, and each Celery worker process,
+        # keeps one connection (docs/deployment.md sizes them against max_connections).
+        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "300")),
+        # A round trip before every call otherwise; a connection that broke fails one call and
+        # is replaced at the next.
+        conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS"),
     ),
 }
 # An unreachable server is reported within seconds, not after the operating system gives up.
 DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
+# Threads per web process that run database work for the sockets, each with its connection.
+DB_THREADS = int(os.environ.get("DB_THREADS", "4"))
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_DATABASE_NAME", "test_durak")}
 
 CACHES = {
@@ -147,6 +153,8 @@ CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
+# Celery would otherwise close the worker's database connection around every task.
+CELERY_DB_REUSE_MAX = 10_000
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Countdowns stay far below this, so a delayed task is never redelivered early.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}

@@ -15,12 +15,12 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation.trans_real import parse_accept_lang_header
 
+from durak_site.db import database_sync_to_async
 from games import presence, ratelimit, selectors, services
 from games.models import Game, Table
 from games.services import ERROR_MESSAGES, GameError
