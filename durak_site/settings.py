@@ -139,11 +139,15 @@ CACHES = {
 
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "durak_site.channel_layer.RedisChannelLayer",
         "CONFIG": {
             # The layer blocks up to 5 s waiting for messages; redis-py's own 5 s read timeout
             # would cut every quiet socket, so reads on these connections never time out.
-            "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+            # Several comma-separated CHANNEL_LAYER_REDIS_URLS shard the layer over servers.
+            "hosts": [
+                {"address": url, "socket_timeout": None}
+                for url in env_list("CHANNEL_LAYER_REDIS_URLS", REDIS_URL)
+            ],
             "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "durak"),
         },
     }
