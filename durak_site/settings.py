@@ -168,6 +168,12 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get(
     "CELERY_QUEUE", os.environ.get("CHANNEL_LAYER_PREFIX", "durak")
 )
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    # Keeps the deadline loop running (games.deadlines); a no-op while a worker runs it.
+    "games-deadlines": {
+        "task": "games.tasks.fire_deadlines",
+        "schedule": 1.0,
+        "options": {"expires": 1.0},
+    },
     # Finishes any overdue move whose deadline task was lost; closes abandoned open tables.
     "games-sweep": {
         "task": "games.tasks.sweep_overdue_games",

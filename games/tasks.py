@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import shared_task, signals
 
-from games import services
+from games import deadlines, services
+
+# A loop that was handed over but found no free worker for this long is superseded by nudges.
+LOOP_HANDOVER_EXPIRES = 60
 
 
 @shared_task(name="games.tasks.game_deadline", ignore_result=True)
@@ -24,3 +27,21 @@ def sweep_overdue_games() -> int:
 def seat_away_check(seat_id: int) -> bool:
     """Mark a player away once he has been disconnected for longer than one turn time."""
     return services.seat_mark_away(seat_id=seat_id)
+
+
+@shared_task(name="games.tasks.fire_deadlines", ignore_result=True)
+def fire_deadlines() -> int | None:
+    """Run the deadline loop for a while unless another worker runs it, then queue it again.
+
+    Beat sends this every second; a run that finds the loop running returns at once.
+    """
+    fired = deadlines.run_loop()
+    if fired is not None:
+        fire_deadlines.apply_async(expires=LOOP_HANDOVER_EXPIRES)
+    return fired
+
+
+@signals.worker_ready.connect
+def start_deadline_loop(**kwargs) -> None:
+    """A worker that starts takes up the loop at once if nobody runs it."""
+    fire_deadlines.delay()

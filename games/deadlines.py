@@ -1,0 +1,105 @@
+"""Game deadlines fired from their index, by one loop across all workers.
+
+The truth is the indexed ``Game.deadline`` column that every move sets in its transaction: no
+task is queued per move, so the cost of timers does not grow with the move rate, and a worker
+that dies loses nothing.
+
+One loop runs at a time, in whichever Celery worker holds the Redis lock: it fires the due
+deadlines, sleeps until the next one (at most ``TICK_SECONDS``) and after ``LOOP_SECONDS``
+hands over by queueing itself again. Beat only nudges it every second: a nudge that finds the
+lock held returns at once, so the loop keeps going when beat is down, and a loop whose worker
+was killed is taken over by the next nudge once its lock lapses (``LOCK_SECONDS``). Firing is
+safe twice: ``game_timeout`` acts only for an unchanged version whose deadline has passed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from django.core.cache import cache
+from django.db import close_old_connections
+from django.utils import timezone
+from redis.exceptions import LockError
+
+from games import presence
+from games.models import Game
+
+# A new deadline is never less than MIN_THROW_SECONDS (3 s) away, so sleeping this long can
+# never miss one: each fires at most this late.
+TICK_SECONDS = 0.25
+LOOP_SECONDS = 30.0
+LOCK_SECONDS = 3.0
+MIN_SLEEP_SECONDS = 0.02
+# Due games fired per round; the rest follow in the next round.
+BATCH = 100
+logger = logging.getLogger(__name__)
+
+
+def lock_name() -> str:
+    return cache.make_key("games:deadline-loop")
+
+
+def due(now: datetime, limit: int = BATCH) -> list[tuple[int, int]]:
+    """(game id, version) of playing games whose deadline has passed, the oldest first."""
+    return list(
+        Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)
+        .order_by("deadline")
+        .values_list("pk", "version")[:limit]
+    )
+
+
+def next_deadline() -> datetime | None:
+    return (
+        Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False)
+        .order_by("deadline")
+        .values_list("deadline", flat=True)
+        .first()
+    )
+
+
+def fire_due(*, before: timedelta = timedelta(0)) -> int:
+    """Act on up to ``BATCH`` games whose deadline passed more than `before` ago.
+
+    Returns how many were acted on. One game's failure is logged and leaves the others firing.
+    """
+    from games import services  # the services import the tasks, which import this module
+
+    fired = 0
+    for game_id, version in due(timezone.now() - before):
+        try:
+            fired += services.game_timeout(game_id=game_id, version=version)
+        except Exception:
+            logger.exception("the deadline of game %s failed", game_id)
+    return fired
+
+
+def run_loop(
+    *, seconds: float = LOOP_SECONDS, sleep: Callable[[float], None] = time.sleep
+) -> int | None:
+    """Fire deadlines for `seconds` while holding the loop's lock; None when another loop runs.
+
+    Returns how many games were acted on.
+    """
+    lock = presence.redis_client().lock(lock_name(), timeout=LOCK_SECONDS, blocking=False)
+    if not lock.acquire():
+        return None
+    fired = 0
+    until = time.monotonic() + seconds
+    try:
+        while time.monotonic() < until:
+            lock.reacquire()  # LockNotOwnedError when it lapsed and another loop took over
+            fired += fire_due()
+            upcoming = next_deadline()
+            close_old_connections()
+            wait = TICK_SECONDS
+            if upcoming is not None:
+                wait = min(wait, (upcoming - timezone.now()).total_seconds())
+            # A deadline that stays due (a failing game) must not make the loop spin.
+            sleep(max(MIN_SLEEP_SECONDS, wait))
+        lock.release()
+    except LockError:
+        pass
+    return fired
