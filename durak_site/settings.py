@@ -125,6 +125,10 @@ DATABASES = {
 }
 # An unreachable server is reported within seconds, not after the operating system gives up.
 DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
+if env_bool("DB_PGBOUNCER"):
+    # Transaction pooling hands each transaction any server connection: nothing may outlive one.
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
 # Threads per web process that run database work for the sockets, each with its connection.
 DB_THREADS = int(os.environ.get("DB_THREADS", "4"))
 DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_DATABASE_NAME", "test_durak")}
