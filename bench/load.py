@@ -3,6 +3,7 @@
     python bench/load.py --tables 25 --seconds 60            # bots answer at once
     python bench/load.py --tables 200 --think 1-3            # bots think 1-3 s like people
     python bench/load.py --tables 20 --think 1-3 --flood     # one user floods; tables compared
+    python bench/load.py --tables 200 --think 1-3 --idle 20  # 20 tables live on their deadlines
     python bench/load.py ... --json result.json
 
 It runs against a platform that is already running (``./dev run``) and uses the same
@@ -31,6 +32,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -126,12 +128,14 @@ def leave_old_tables(users: list) -> None:
                 services.table_leave(table_id=table.pk, user=seat.user)
 
 
-def open_tables(users: list, tables: int) -> list[tuple[int, list[str]]]:
-    """Start `tables` four-player games; returns (table id, cookie per seat)."""
+def open_tables(users: list, tables: int, idle: int) -> list[tuple[int, list[str]]]:
+    """Start `tables` four-player games, the first `idle` of them on the shortest clocks;
+    returns (table id, cookie per seat)."""
     opened = []
     for number in range(tables):
         group = users[number * SEATS : (number + 1) * SEATS]
-        table = services.table_create(user=group[0], stake=STAKE, seats=SEATS)
+        clocks = {"turn_seconds": 5, "throw_seconds": 3} if number < idle else {}
+        table = services.table_create(user=group[0], stake=STAKE, seats=SEATS, **clocks)
         for user in group[1:]:
             services.table_join(table_id=table.pk, user=user)
         game = Game.objects.get(table=table, status=Game.Status.PLAYING)
@@ -243,6 +247,10 @@ def broker_sample() -> dict[str, int]:
         client.close()
 
 
+def _moment(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()
+
+
 def load_average() -> str:
     return " ".join(_read("/proc/loadavg").split()[:3])
 
@@ -260,9 +268,11 @@ class Stats:
     errors: Counter = field(default_factory=Counter)
     mover_last: int = 0
     timed_moves: int = 0
+    deadline_late: list[float] = field(default_factory=list)
 
     def reset(self) -> None:
         self.moves = self.mover_last = self.timed_moves = 0
+        self.deadline_late.clear()
         self.mover.clear()
         self.every_seat.clear()
         self.last_seat.clear()
@@ -282,8 +292,13 @@ class _Seen:
 class BenchTable:
     """Four bots at one table and the moves in flight there."""
 
-    def __init__(self, table_id: int, cookies: list[str], args, stats: Stats) -> None:
+    def __init__(
+        self, table_id: int, cookies: list[str], args, stats: Stats, idle: bool = False
+    ) -> None:
         self.table_id, self.cookies, self.args, self.stats = table_id, cookies, args, stats
+        # At an idle table seat 0 never moves: the server acts for it when its deadline passes.
+        self.idle = idle
+        self.deadline: str | None = None
         self.rng = random.Random(table_id)
         self.pending: dict[int, tuple[float, int, set[int]]] = {}
         self.versions = [-1] * SEATS
@@ -346,6 +361,13 @@ class BenchTable:
             self.rematching = False
         if version <= self.versions[seat]:
             return
+        if seat == 0 and self.deadline and self.stats.measuring:
+            new = [event for event in state["events"] if event["version"] > self.versions[0]]
+            if any(event["automatic"] for event in new):
+                late = _moment(state["server_time"]) - _moment(self.deadline)
+                self.stats.deadline_late.append(late)
+        if seat == 0:
+            self.deadline = state["deadline"]
         self.versions[seat] = version
         if version > self.counted_version:
             if self.stats.measuring:
@@ -370,7 +392,8 @@ class BenchTable:
                 self.background(asyncio.to_thread(rematch, self.table_id))
             return
         view = state["view"]
-        if state["you"] == seat and view["waiting_for"] and view["waiting_for"][0] == seat:
+        moves = state["you"] == seat and view["waiting_for"] and view["waiting_for"][0] == seat
+        if moves and not (self.idle and seat == 0):
             self.background(self.act(seat, view, version))
 
     def background(self, work) -> None:
@@ -495,6 +518,7 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
             "every_seat": percentiles(stats.every_seat),
             "last_seat": percentiles(stats.last_seat),
         },
+        "deadline_late_ms": percentiles(stats.deadline_late),
         "mover_served_last_percent": round(100 * stats.mover_last / max(stats.timed_moves, 1), 1),
         "errors": dict(stats.errors),
         "processes": process_report(pids, procs_start, procs_end, elapsed),
@@ -517,6 +541,11 @@ def print_run(title: str, result: dict) -> None:
             f"p99 {row['p99']} ms  max {row['max']} ms"
         )
     print(f"  mover served last: {result['mover_served_last_percent']} % of moves")
+    late = result["deadline_late_ms"]
+    if late["count"]:
+        print(
+            f"  deadline late by: p50 {late['p50']} ms  p99 {late['p99']} ms  max {late['max']} ms"
+        )
     print(f"  errors: {result['errors'] or 'none'}")
     per_move = result["postgres_per_move"]
     print(
@@ -537,7 +566,7 @@ async def main(args) -> dict[str, Any]:
     print(f"bare websockets echo: p50 {floor['p50']} ms  p99 {floor['p99']} ms")
     users = await asyncio.to_thread(bench_players, args.tables * SEATS)
     await asyncio.to_thread(leave_old_tables, users)
-    opened = await asyncio.to_thread(open_tables, users, args.tables)
+    opened = await asyncio.to_thread(open_tables, users, args.tables, args.idle)
     pids = platform_processes()
     pace = "thinking {:g}-{:g} s".format(*args.think) if args.think else "answering at once"
     print(
@@ -546,7 +575,10 @@ async def main(args) -> dict[str, Any]:
     )
     stats = Stats()
     stop = asyncio.Event()
-    tables = [BenchTable(table_id, cookies, args, stats) for table_id, cookies in opened]
+    tables = [
+        BenchTable(table_id, cookies, args, stats, idle=number < args.idle)
+        for number, (table_id, cookies) in enumerate(opened)
+    ]
     running = [asyncio.create_task(table.run(stop)) for table in tables]
     report: dict[str, Any] = {
         "command": " ".join(sys.argv),
@@ -592,6 +624,9 @@ def parse_args(argv: list[str] | None = None):
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--think", default="", help="bots think this long, e.g. 1-3 (seconds)")
     parser.add_argument("--flood", action="store_true", help="then measure under one flooder")
+    parser.add_argument(
+        "--idle", type=int, default=0, help="tables (on 5/3 s clocks) whose seat 0 never moves"
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
     args.ws = "ws" + args.url.removeprefix("http").rstrip("/")
