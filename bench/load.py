@@ -434,16 +434,21 @@ async def flood(kind: str, args, table_id: int, cookie: str, stop: asyncio.Event
                 sent["received"] += 1
 
     async def sender(rate: float | None) -> None:
-        with contextlib.suppress(Exception):
-            async with connect(
-                url, origin=args.origin, additional_headers={"Cookie": cookie}, max_size=2**22
-            ) as socket:
-                reader = asyncio.create_task(drain(socket))
-                while not stop.is_set():
-                    await socket.send('{"type":"sync","version":0}')
-                    sent["sync"] += 1
-                    await asyncio.sleep(1 / rate if rate else 0)
-                reader.cancel()
+        # A socket closed for flooding is opened again at once, as a determined flooder would.
+        while not stop.is_set():
+            try:
+                async with connect(
+                    url, origin=args.origin, additional_headers={"Cookie": cookie}, max_size=2**22
+                ) as socket:
+                    reader = asyncio.create_task(drain(socket))
+                    while not stop.is_set():
+                        await socket.send('{"type":"sync","version":0}')
+                        sent["sync"] += 1
+                        await asyncio.sleep(1 / rate if rate else 0)
+                    reader.cancel()
+            except Exception as error:  # noqa: BLE001 - counted; the flooder goes on
+                sent[f"closed:{type(error).__name__}"] += 1
+                await asyncio.sleep(0.05)
 
     async def churner() -> None:
         while not stop.is_set():
