@@ -6,7 +6,8 @@
     python bench/load.py --tables 200 --think 1-3 --idle 20  # 20 tables live on their deadlines
     python bench/load.py ... --json result.json
 
-It runs against a platform that is already running (``./dev run``) and uses the same
+It runs against a platform that is already running (``TRUSTED_PROXY_COUNT=1 ./dev run``: the
+benchmark stands in for the proxy and gives each player his own address) and uses the same
 environment (DATABASE_URL/REDIS_URL or the embedded ports) to create its players and tables,
 and mints their session cookies the way the tests do. Players are ``bench-N`` and are reused.
 
@@ -279,6 +280,12 @@ class Stats:
         self.errors.clear()
 
 
+def client_address(table_id: int, seat: int) -> str:
+    """A player's own address, as a proxy in front of the platform would pass it on: every
+    player sits at his own computer, so no address carries more than its share of sockets."""
+    return f"10.{table_id // 250 % 250}.{table_id % 250}.{seat + 1}"
+
+
 class _Seen:
     """What one seat saw, shaped like the engine for the heuristic bot (it reads only views)."""
 
@@ -317,7 +324,10 @@ class BenchTable:
                 async with connect(
                     f"{self.args.ws}/ws/table/{self.table_id}/",
                     origin=self.args.origin,
-                    additional_headers={"Cookie": self.cookies[seat]},
+                    additional_headers={
+                        "Cookie": self.cookies[seat],
+                        "X-Forwarded-For": client_address(self.table_id, seat),
+                    },
                     open_timeout=30,
                     max_size=2**22,
                 ) as socket:
