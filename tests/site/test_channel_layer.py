@@ -12,8 +12,6 @@ from redis.exceptions import MaxConnectionsError
 
 from durak_site import channel_layer
 
-pytestmark = pytest.mark.asyncio
-
 SOCKETS = 300
 
 
@@ -29,6 +27,7 @@ def layer_config() -> dict:
     return settings.CHANNEL_LAYERS["default"]["CONFIG"]
 
 
+@pytest.mark.asyncio
 async def test_a_burst_of_group_changes_waits_for_a_free_connection(monkeypatch):
     monkeypatch.setattr(channel_layer, "POOL_CONNECTIONS", 4)
     layer = channel_layer.RedisChannelLayer(**layer_config())
@@ -36,6 +35,7 @@ async def test_a_burst_of_group_changes_waits_for_a_free_connection(monkeypatch)
     assert await layer.connection(0).zcard(layer._group_key("burst-test")) == 0
 
 
+@pytest.mark.asyncio
 async def test_the_plain_pool_would_have_failed_under_the_same_burst(monkeypatch):
     config = layer_config()
     hosts = [{**host, "max_connections": 4} for host in config["hosts"]]
