@@ -271,6 +271,9 @@ DEPOSIT_MAX = int(os.environ.get("DEPOSIT_MAX", "50000000"))
 # A payment not confirmed by its provider within this many minutes expires; a later
 # notification for it is ignored.
 PAYMENT_EXPIRY_MINUTES = int(os.environ.get("PAYMENT_EXPIRY_MINUTES", "60"))
+WITHDRAWAL_MIN = int(os.environ.get("WITHDRAWAL_MIN", "10000"))
+# A withdrawal above this needs two different staff members to approve it.
+WITHDRAWAL_FOUR_EYES_ABOVE = int(os.environ.get("WITHDRAWAL_FOUR_EYES_ABOVE", "5000000"))
 # The generic signed-webhook provider (docs/payments.md) is offered once both are set.
 PAYMENTS_WEBHOOK_CHECKOUT_URL = os.environ.get("PAYMENTS_WEBHOOK_CHECKOUT_URL", "")
 PAYMENTS_WEBHOOK_SECRET = os.environ.get("PAYMENTS_WEBHOOK_SECRET", "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -18,15 +19,15 @@ from durak_site.exports import (
     export_filename,
     file_response,
 )
-from wallet import services
+from wallet import services, withdrawals
 from wallet.admin_filters import (
     DateRangeFilter,
     EntryPlayerFilter,
     TransactionPlayerFilter,
     titled,
 )
-from wallet.forms import StaffAdjustmentForm
-from wallet.models import Account, Entry, LedgerTransaction, Payment
+from wallet.forms import StaffAdjustmentForm, WithdrawalDecisionForm
+from wallet.models import Account, Entry, LedgerTransaction, Payment, Withdrawal
 from wallet.money import format_money, money_display, parse_major_units
 from wallet.resources import EntryResource, LedgerTransactionResource
 from wallet.selectors import account_statement
@@ -238,6 +239,113 @@ class PaymentAdmin(ReadOnlyAdmin):
     ]
     readonly_fields = fields
 
-    @admin.display(description=_("amount"), ordering="amount")
-    def shown_amount(self, payment: Payment) -> str:
-        return format_money(payment.amount)
+    shown_amount = money_display("amount", _("amount"))
+
+
+@admin.register(Withdrawal)
+class WithdrawalAdmin(ReadOnlyAdmin):
+    """The queue of withdrawals; staff with the permission decide each on its own page."""
+
+    list_display = [
+        "id",
+        "created_at",
+        "user",
+        "shown_amount",
+        "status",
+        "first_approved_by",
+        "decided_by",
+        "decide",
+    ]
+    list_filter = ["status", ("created_at", DateRangeFilter)]
+    search_fields = ["user__username", "user__email", "payout_reference"]
+    list_select_related = ["user", "first_approved_by", "decided_by"]
+    fields = [
+        "user",
+        "shown_amount",
+        "currency",
+        "payout_details",
+        "status",
+        "created_at",
+        "first_approved_by",
+        "first_approved_at",
+        "decided_by",
+        "decided_at",
+        "payout_reference",
+        "reason",
+        "hold_transaction",
+        "settle_transaction",
+        "decide",
+    ]
+    readonly_fields = fields
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        # Whoever may decide withdrawals sees the queue.
+        return request.user.has_perm(withdrawals.PERMISSION) or super().has_view_permission(
+            request, obj
+        )
+
+    shown_amount = money_display("amount", _("amount"))
+
+    @admin.display(description=_("decision"))
+    def decide(self, withdrawal: Withdrawal) -> str:
+        if withdrawal.status != Withdrawal.Status.PENDING:
+            return "—"
+        return format_html(
+            '<a href="{}">{}</a>',
+            reverse("admin:wallet_withdrawal_decide", args=[withdrawal.pk]),
+            _("approve or reject"),
+        )
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:withdrawal_id>/decide/",
+                self.admin_site.admin_view(self.decide_view),
+                name="wallet_withdrawal_decide",
+            ),
+            *super().get_urls(),
+        ]
+
+    def decide_view(self, request: HttpRequest, withdrawal_id: int) -> HttpResponse:
+        if not request.user.has_perm(withdrawals.PERMISSION):
+            raise PermissionDenied
+        withdrawal = get_object_or_404(Withdrawal.objects.select_related("user"), pk=withdrawal_id)
+        form = WithdrawalDecisionForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                if data["decision"] == WithdrawalDecisionForm.APPROVE:
+                    decided = withdrawals.withdrawal_approve(
+                        withdrawal_id=withdrawal.pk,
+                        staff_user=request.user,
+                        payout_reference=data["payout_reference"],
+                    )
+                else:
+                    decided = withdrawals.withdrawal_reject(
+                        withdrawal_id=withdrawal.pk,
+                        staff_user=request.user,
+                        reason=data["reason"],
+                    )
+            except services.WalletError as error:
+                form.add_error(None, error.message)
+            else:
+                if decided.status == Withdrawal.Status.PENDING:
+                    message = _("First approval recorded; a second staff member must approve.")
+                else:
+                    message = _("Withdrawal #%(id)s: %(status)s.") % {
+                        "id": decided.pk,
+                        "status": decided.get_status_display(),
+                    }
+                messages.success(request, message)
+                return redirect(
+                    reverse("admin:wallet_withdrawal_changelist") + "?status__exact=pending"
+                )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Withdrawal #%(id)s") % {"id": withdrawal.pk},
+            "withdrawal": withdrawal,
+            "needs_two": withdrawal.amount > settings.WITHDRAWAL_FOUR_EYES_ABOVE,
+            "form": form,
+        }
+        return TemplateResponse(request, "wallet/admin/withdrawal_decide.html", context)

@@ -64,3 +64,32 @@ class DepositForm(forms.Form):
         if len(providers) == 1:
             self.fields["provider"].initial = next(iter(providers))
             self.fields["provider"].widget = forms.HiddenInput()
+
+
+class WithdrawalForm(forms.Form):
+    amount = forms.DecimalField(
+        label=money_label(_("Amount")), min_value=Decimal("0.01"), max_digits=14, decimal_places=2
+    )
+    payout_details = forms.CharField(
+        label=_("Where to pay (card or account number, bank)"),
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+    # A fresh key per rendered form: a double submit asks only once.
+    request_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+
+class WithdrawalDecisionForm(forms.Form):
+    """Staff approve (with the payout reference) or reject (with a reason) a withdrawal."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+
+    decision = forms.ChoiceField(choices=[(APPROVE, _("Approve")), (REJECT, _("Reject"))])
+    payout_reference = forms.CharField(label=_("Payout reference"), max_length=200, required=False)
+    reason = forms.CharField(
+        label=_("Reason for rejecting (the player sees it)"),
+        max_length=500,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )

@@ -245,3 +245,84 @@ class Payment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider} {self.reference}"
+
+
+class Withdrawal(models.Model):
+    """A player's request to take money out, decided by staff.
+
+    The amount sits in the pending-withdrawals account from the request until it is paid out
+    (approved) or returned to the wallet (rejected by staff, cancelled by the player).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", pgettext_lazy("withdrawal", "pending")
+        APPROVED = "approved", pgettext_lazy("withdrawal", "paid out")
+        REJECTED = "rejected", pgettext_lazy("withdrawal", "rejected")
+        CANCELLED = "cancelled", pgettext_lazy("withdrawal", "cancelled")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="withdrawals",
+    )
+    amount = models.BigIntegerField(_("amount"))
+    currency = models.CharField(_("currency"), max_length=3, default=default_currency)
+    payout_details = models.TextField(_("payout details"), max_length=500)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.PENDING
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now, db_index=True)
+    # Above the four-eyes amount, a first staff approval comes before the final one.
+    first_approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("first approved by"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    first_approved_at = models.DateTimeField(_("first approved"), null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("decided by"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+    payout_reference = models.CharField(_("payout reference"), max_length=200, blank=True)
+    reason = models.TextField(_("reason"), blank=True)
+    hold_transaction = models.OneToOneField(
+        LedgerTransaction,
+        verbose_name=_("request transaction"),
+        on_delete=models.PROTECT,
+        related_name="withdrawal_held",
+    )
+    settle_transaction = models.OneToOneField(
+        LedgerTransaction,
+        verbose_name=_("payout or return transaction"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="withdrawal_settled",
+    )
+
+    class Meta:
+        verbose_name = _("withdrawal")
+        verbose_name_plural = _("withdrawals")
+        ordering = ["-id"]
+        permissions = [("approve_withdrawal", _("Can approve or reject withdrawals"))]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_withdrawal_positive"),
+            models.CheckConstraint(
+                condition=Q(status="pending", settle_transaction__isnull=True)
+                | (~Q(status="pending") & Q(settle_transaction__isnull=False)),
+                name="wallet_withdrawal_settled_iff_decided",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "id"], name="wallet_withdrawal_queue")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.user}"

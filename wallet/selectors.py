@@ -9,7 +9,7 @@ from django.apps import apps
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
-from wallet.models import Account, Entry, LedgerTransaction, Payment
+from wallet.models import Account, Entry, LedgerTransaction, Payment, Withdrawal
 
 RECENT_ITEMS = 10
 
@@ -40,6 +40,11 @@ def user_statement(*, user) -> QuerySet[Entry]:
 def recent_payments(*, user) -> QuerySet[Payment]:
     """The player's latest deposits with their states, newest first."""
     return Payment.objects.filter(user_id=user.pk).order_by("-id")[:RECENT_ITEMS]
+
+
+def recent_withdrawals(*, user) -> QuerySet[Withdrawal]:
+    """The player's latest withdrawal requests with their states, newest first."""
+    return Withdrawal.objects.filter(user_id=user.pk).order_by("-id")[:RECENT_ITEMS]
 
 
 def account_statement(*, account: Account) -> QuerySet[Entry]:
@@ -84,6 +89,8 @@ def ledger_findings() -> LedgerReport:
         findings.append(f"account {account.pk} ({account}) is negative: {account.balance}")
     checked["payments"] = Payment.objects.count()
     findings += _payment_findings()
+    checked["withdrawals"] = Withdrawal.objects.count()
+    findings += _withdrawal_findings()
     try:
         game_model = apps.get_model("games", "Game")
         table_model = apps.get_model("games", "Table")
@@ -159,3 +166,21 @@ def _payment_findings() -> list[str]:
     for pk in unpaid.values_list("pk", flat=True):
         findings.append(f"deposit transaction {pk} from a provider has no succeeded payment")
     return findings
+
+
+def _withdrawal_findings() -> list[str]:
+    """The pending-withdrawals account holds exactly the pending requests."""
+    pending = Withdrawal.objects.filter(status=Withdrawal.Status.PENDING).aggregate(
+        total=Coalesce(Sum("amount"), 0), n=Count("pk")
+    )
+    held = (
+        Account.objects.filter(kind=Account.Kind.PENDING_PAYOUTS)
+        .values_list("balance", flat=True)
+        .first()
+    ) or 0
+    if held != pending["total"]:
+        return [
+            f"pending withdrawals account holds {held}, "
+            f"the {pending['n']} pending requests are {pending['total']}"
+        ]
+    return []

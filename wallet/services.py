@@ -62,6 +62,9 @@ class Settlement:
     payouts: dict[int, int]  # seat -> amount (zero payouts included, they get no entry)
 
 
+NEVER_NEGATIVE = (Account.Kind.USER, Account.Kind.TABLE_BANK, Account.Kind.PENDING_PAYOUTS)
+
+
 # --- public commands -------------------------------------------------------------------------
 
 
@@ -80,16 +83,44 @@ def deposit(
         )
 
 
-def withdraw(
-    *, user, amount: int, idempotency_key: str, initiated_by, memo: str
+def withdrawal_hold(*, user, amount: int, idempotency_key: str) -> LedgerTransaction:
+    """A player asks to withdraw: the amount leaves his wallet for pending withdrawals, so it
+    cannot be staked while staff decide."""
+    _check_positive(amount)
+    with transaction.atomic():
+        return _post(
+            kind=LedgerTransaction.Kind.WITHDRAWAL_HOLD,
+            idempotency_key=idempotency_key,
+            movements={_user_account(user): -amount, _pending_payouts_account(): amount},
+            initiated_by=user,
+        )
+
+
+def withdrawal_pay(
+    *, amount: int, idempotency_key: str, initiated_by, memo: str
 ) -> LedgerTransaction:
-    """Cash goes out: the player's wallet -> external cash."""
+    """An approved withdrawal is paid out: pending withdrawals -> external cash."""
     _check_positive(amount)
     with transaction.atomic():
         return _post(
             kind=LedgerTransaction.Kind.WITHDRAWAL,
             idempotency_key=idempotency_key,
-            movements={_user_account(user): -amount, _external_account(): amount},
+            movements={_pending_payouts_account(): -amount, _external_account(): amount},
+            memo=memo,
+            initiated_by=initiated_by,
+        )
+
+
+def withdrawal_return(
+    *, user, amount: int, idempotency_key: str, initiated_by, memo: str
+) -> LedgerTransaction:
+    """A rejected or cancelled withdrawal: pending withdrawals -> the player's wallet."""
+    _check_positive(amount)
+    with transaction.atomic():
+        return _post(
+            kind=LedgerTransaction.Kind.WITHDRAWAL_RETURN,
+            idempotency_key=idempotency_key,
+            movements={_pending_payouts_account(): -amount, _user_account(user): amount},
             memo=memo,
             initiated_by=initiated_by,
         )
@@ -256,10 +287,10 @@ def _post(
     new_balances = {}
     for account, amount in movements.items():
         balance = locked[account.pk].balance + amount
-        if balance < 0 and account.kind in (Account.Kind.USER, Account.Kind.TABLE_BANK):
-            if account.kind == Account.Kind.USER:
-                raise InsufficientFunds()
-            raise InsufficientFunds(_("The table bank holds less than that."))
+        if balance < 0 and account.kind in NEVER_NEGATIVE:
+            if account.kind == Account.Kind.TABLE_BANK:
+                raise InsufficientFunds(_("The table bank holds less than that."))
+            raise InsufficientFunds()
         new_balances[account.pk] = balance
     try:
         with transaction.atomic():
@@ -359,6 +390,10 @@ def _table_bank(table_id: int) -> Account:
 
 def _house_account() -> Account:
     return _account(kind=Account.Kind.HOUSE)
+
+
+def _pending_payouts_account() -> Account:
+    return _account(kind=Account.Kind.PENDING_PAYOUTS)
 
 
 def _external_account(provider: str = "") -> Account:

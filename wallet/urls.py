@@ -6,6 +6,12 @@ urlpatterns = [
     path("wallet/", views.wallet, name="wallet"),
     path("wallet/deposit/", views.deposit, name="deposit"),
     path("wallet/deposit/<uuid:reference>/", views.deposit_status, name="deposit_status"),
+    path("wallet/withdraw/", views.withdraw, name="withdraw"),
+    path(
+        "wallet/withdraw/<int:withdrawal_id>/cancel/",
+        views.withdrawal_cancel,
+        name="withdrawal_cancel",
+    ),
     path(
         "wallet/payments/<slug:provider_code>/notify/",
         views.payment_notify,

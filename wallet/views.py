@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -9,16 +10,27 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from durak_site.security import policy_for
-from wallet import deposits
-from wallet.forms import DepositForm
-from wallet.models import Payment
+from wallet import deposits, withdrawals
+from wallet.forms import DepositForm, WithdrawalForm
+from wallet.models import LedgerTransaction, Payment
 from wallet.money import parse_major_units
 from wallet.payments import enabled_providers
 from wallet.payments.test_provider import TestProvider
-from wallet.selectors import recent_payments, user_balance, user_statement
+from wallet.selectors import (
+    recent_payments,
+    recent_withdrawals,
+    user_balance,
+    user_statement,
+)
 from wallet.services import WalletError
 
 ENTRIES_PER_PAGE = 25
+# Ledger kinds whose memo is written for the player (a staff reason, a rejection reason).
+MEMO_SHOWN_TO_PLAYER = (
+    LedgerTransaction.Kind.ADJUSTMENT,
+    LedgerTransaction.Kind.BONUS,
+    LedgerTransaction.Kind.WITHDRAWAL_RETURN,
+)
 
 
 @login_required
@@ -33,6 +45,8 @@ def wallet(request: HttpRequest) -> HttpResponse:
             "balance": user_balance(user=request.user),
             "page": page,
             "payments": recent_payments(user=request.user),
+            "withdrawals": recent_withdrawals(user=request.user),
+            "memo_kinds": MEMO_SHOWN_TO_PLAYER,
         },
     )
 
@@ -104,3 +118,41 @@ def payment_test_page(request: HttpRequest, reference) -> HttpResponse:
         deposits.notification_receive(provider_code=TestProvider.code, body=body, headers=headers)
         return redirect("deposit_status", reference=payment.reference)
     return render(request, "wallet/payment_test_page.html", {"payment": payment})
+
+
+@login_required
+def withdraw(request: HttpRequest) -> HttpResponse:
+    form = WithdrawalForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            withdrawals.withdrawal_request(
+                user=request.user,
+                amount=parse_major_units(data["amount"]),
+                payout_details=data["payout_details"],
+                request_key=str(data["request_key"]),
+            )
+        except WalletError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect("withdraw")
+    return render(
+        request,
+        "wallet/withdraw.html",
+        {
+            "form": form,
+            "balance": user_balance(user=request.user),
+            "withdrawals": recent_withdrawals(user=request.user),
+            "withdrawal_min": settings.WITHDRAWAL_MIN,
+        },
+    )
+
+
+@login_required
+@require_POST
+def withdrawal_cancel(request: HttpRequest, withdrawal_id: int) -> HttpResponse:
+    try:
+        withdrawals.withdrawal_cancel(withdrawal_id=withdrawal_id, user=request.user)
+    except WalletError as error:
+        messages.error(request, error.message)
+    return redirect("withdraw")

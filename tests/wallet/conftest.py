@@ -31,7 +31,8 @@ def ledger(make_user):
     services.stake_release(
         user=anna, table_id=3, amount=1_000, idempotency_key="release:table:3:seat:1"
     )
-    services.withdraw(user=boris, amount=500, idempotency_key="w:1", initiated_by=None, memo="")
+    services.withdrawal_hold(user=boris, amount=500, idempotency_key="w:1")
+    services.withdrawal_pay(amount=500, idempotency_key="w:1:pay", initiated_by=None, memo="")
     return anna, boris
 
 

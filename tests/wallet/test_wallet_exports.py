@@ -81,6 +81,7 @@ def test_transactions_xlsx_speaks_english_to_an_english_admin(staff_client, ledg
         "deposit",
         "stake held",
         "stake returned",
+        "withdrawal requested",
         "withdrawal",
     }
     moved = sum(

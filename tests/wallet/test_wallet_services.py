@@ -10,18 +10,29 @@ from wallet.models import Account, Entry, LedgerTransaction
 pytestmark = pytest.mark.django_db
 
 
-def test_deposit_and_withdraw_move_between_wallet_and_external_cash(make_user, staff):
+def test_deposit_and_withdrawal_move_between_wallet_pending_and_external_cash(make_user, staff):
     user = make_user()
     services.deposit(
         user=user, amount=10_000, idempotency_key="d1", initiated_by=staff, memo="cash"
     )
-    withdrawal = services.withdraw(
-        user=user, amount=2_500, idempotency_key="w1", initiated_by=staff, memo="card"
+    services.withdrawal_hold(user=user, amount=2_500, idempotency_key="w1")
+    pending = Account.objects.get(kind=Account.Kind.PENDING_PAYOUTS)
+    assert (selectors.user_balance(user=user), pending.balance) == (7_500, 2_500)
+    paid = services.withdrawal_pay(
+        amount=2_000, idempotency_key="w1:pay", initiated_by=staff, memo="card"
     )
-    assert selectors.user_balance(user=user) == 7_500
-    assert Account.objects.get(kind=Account.Kind.EXTERNAL).balance == -7_500
-    assert withdrawal.initiated_by == staff
-    assert [entry.balance_after for entry in selectors.user_statement(user=user)] == [7_500, 10_000]
+    services.withdrawal_return(
+        user=user, amount=500, idempotency_key="w1:return", initiated_by=staff, memo=""
+    )
+    pending.refresh_from_db()
+    assert (selectors.user_balance(user=user), pending.balance) == (8_000, 0)
+    assert Account.objects.get(kind=Account.Kind.EXTERNAL).balance == -8_000
+    assert paid.initiated_by == staff
+    assert [entry.balance_after for entry in selectors.user_statement(user=user)] == [
+        8_000,
+        7_500,
+        10_000,
+    ]
 
 
 def test_balance_is_zero_without_an_account(make_user):
