@@ -20,7 +20,7 @@ from django.utils import translation
 from durak_site.admin_site import accusative
 from tests.games.test_services import play_out, seated_game
 from tests.players import create_player
-from wallet import deposits
+from wallet import deposits, withdrawals
 from wallet import services as wallet_services
 
 pytestmark = pytest.mark.django_db
@@ -118,6 +118,9 @@ def history():
         deposits.deposit_start(
             user=users[1], amount=500_00, provider_code="test", site_url="https://durak.example"
         )
+    withdrawals.withdrawal_request(
+        user=users[0], amount=100_00, payout_details="card", request_key="withdrawal:1"
+    )
     return staff
 
 
