@@ -18,12 +18,14 @@ from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site.db import database_sync_to_async
 from games import presence, ratelimit, selectors, services
+from games.errors import GameError
 from games.models import Game, Table
-from games.services import ERROR_MESSAGES, GameError
 
 MAX_FRAME_BYTES = 4096
 RATE_PER_SECOND = 10.0
@@ -44,6 +46,15 @@ TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "ping": {},
 }
 LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
+# Refusals of a message itself, before any command runs; the commands' own are in games.errors.
+PROTOCOL_ERRORS: dict[str, Promise] = {
+    "invalid_json": _("The message is not valid JSON."),
+    "not_an_object": _("The message must be a JSON object."),
+    "unknown_type": _("Unknown message type."),
+    "bad_message": _("The message has missing, extra or wrongly typed fields."),
+    "frame_too_large": _("The message is too large."),
+    "rate_limited": _("Too many messages; slow down."),
+}
 
 
 class JsonSocket(AsyncWebsocketConsumer):
@@ -105,7 +116,7 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def send_error(self, code: str, message: Any = None) -> None:
         with translation.override(self.language):
-            text = str(message if message is not None else ERROR_MESSAGES[code])
+            text = str(message if message is not None else PROTOCOL_ERRORS[code])
         await self.send_json({"type": "error", "code": code, "message": text})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:

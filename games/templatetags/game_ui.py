@@ -8,7 +8,8 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
-from games.services import ERROR_MESSAGES
+from games.consumers import PROTOCOL_ERRORS
+from games.errors import ERROR_MESSAGES
 from wallet.money import currency_sign
 
 register = template.Library()
@@ -124,7 +125,8 @@ def _strings() -> dict[str, str]:
         "replay_start": _("The deal"),
         "replay_step": _("Move %(n)s of %(total)s"),
     }
-    strings.update({f"error_{code}": str(message) for code, message in ERROR_MESSAGES.items()})
+    errors = {**ERROR_MESSAGES, **PROTOCOL_ERRORS}
+    strings.update({f"error_{code}": str(message) for code, message in errors.items()})
     return strings
 
 

@@ -15,10 +15,11 @@ from django.conf import settings
 
 from durak_site.asgi import application
 from durak_site.celery import app as celery_app
-from games import presence, services
+from games import presence
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
 from games.replay import replay_game
+from games.services import play
 from tests import players
 from tests.players import session_cookie
 
@@ -35,7 +36,7 @@ def create_player(*, balance: int = OPENING_BALANCE, nickname: str | None = None
 def fixed_seeds(monkeypatch):
     """Deals from known seeds, so every test plays the same games on every run."""
     numbers = itertools.count(1)
-    monkeypatch.setattr(services, "_new_seed", lambda: f"{next(numbers):064x}")
+    monkeypatch.setattr(play, "new_seed", lambda: f"{next(numbers):064x}")
 
 
 @pytest.fixture(autouse=True)

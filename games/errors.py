@@ -1,0 +1,53 @@
+"""Why a command on a table or a game was refused: a code for machines, a message for people."""
+
+from __future__ import annotations
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+ERROR_MESSAGES: dict[str, Promise] = {
+    # The engine's codes (games.engine.IllegalAction.code).
+    "bad_seat": _("There is no such seat."),
+    "malformed": _("The move is malformed."),
+    "game_finished": _("The game is over."),
+    "not_your_turn": _("It is not your turn."),
+    "card_not_in_hand": _("You do not hold that card."),
+    "mixed_ranks": _("Lead one card or several cards of one rank."),
+    "throw_limit": _("The defender cannot be given more cards than he holds."),
+    "rank_not_on_table": _("Throw in only ranks that are on the table."),
+    "attack_not_on_table": _("That card is not unbeaten on the table."),
+    "cannot_beat": _("That card does not beat it."),
+    "transfer_not_allowed": _("You cannot transfer now."),
+    "take_declared": _("Take has been declared."),
+    "take_not_allowed": _("Every card on the table is beaten."),
+    "pass_not_allowed": _("You cannot pass now."),
+    # Tables and games.
+    "stale_version": _("The game has moved on; your view is being refreshed."),
+    "not_a_player": _("You do not play in this game."),
+    "game_not_found": _("There is no such game."),
+    "no_game": _("No game is being played at this table."),
+    "table_not_found": _("There is no such table."),
+    "table_not_open": _("This table does not take players now."),
+    "table_full": _("Every seat at this table is taken."),
+    "already_seated": _("You already sit at this table."),
+    "not_seated": _("You do not sit at this table."),
+    "bad_invite_code": _("The invitation code is wrong."),
+    "game_in_progress": _("You cannot leave during a game."),
+    "invalid_stake": _("The stake must be a positive whole number of kopecks."),
+    "invalid_seats": _("A table has 2 to 6 seats."),
+    "invalid_time": _("The time limits are out of range."),
+    "rematch_closed": _("A rematch is no longer possible."),
+    "commission_locked": _("The commission cannot change while a game is being played."),
+    "rematch_already_confirmed": _("You have already confirmed the rematch."),
+    "insufficient_funds": _("Not enough money in the wallet."),
+    "wallet_error": _("The money command was refused."),
+}
+
+
+class GameError(Exception):
+    """A refused command. ``code`` is machine-readable; ``message`` is for people."""
+
+    def __init__(self, code: str, message: str | Promise | None = None) -> None:
+        self.code = code
+        self.message = message if message is not None else ERROR_MESSAGES[code]
+        super().__init__(code)

@@ -1,0 +1,50 @@
+"""Commands on live tables (RULES.md §3-§6); reads live in ``games.selectors``.
+
+Every command runs in one short transaction and locks rows in one order (``_locks``): the
+table, then its game, then seats; the wallet locks its accounts after that. What leaves the
+process waits for the commit (``games.effects``). Commands that callers outside this package
+run on their own (a move, a timeout, marking a seat away) open a durable transaction: they are
+never part of a larger one.
+
+- ``tables``: open, join, leave, expire a table; the commission
+- ``play``: the deal, moves, deadlines, the server's moves for away players, the bank
+- ``rematch``: confirm or expire a rematch
+- ``away``: presence of sockets and marking players away
+- ``sweep``: the periodic catch-up of lost timers
+"""
+
+from games.errors import GameError
+from games.services.away import (
+    presence_connect,
+    presence_disconnect,
+    presence_heartbeat,
+    seat_mark_away,
+)
+from games.services.play import game_apply_action, game_timeout
+from games.services.rematch import rematch_confirm, rematch_expire
+from games.services.sweep import games_sweep
+from games.services.tables import (
+    table_create,
+    table_expire,
+    table_join,
+    table_leave,
+    table_set_commission,
+)
+
+__all__ = [
+    "GameError",
+    "game_apply_action",
+    "game_timeout",
+    "games_sweep",
+    "presence_connect",
+    "presence_disconnect",
+    "presence_heartbeat",
+    "rematch_confirm",
+    "rematch_expire",
+    "seat_mark_away",
+    "table_create",
+    "table_expire",
+    "table_join",
+    "table_leave",
+    "table_set_commission",
+]

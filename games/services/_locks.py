@@ -1,0 +1,46 @@
+"""Row locks shared by the services, always taken in one order: the table, its game, seats.
+
+The wallet locks its accounts after these.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from games.errors import GameError
+from games.models import Game, Seat, Table
+
+
+def lock_table(table_id: Any) -> Table:
+    if not is_int(table_id):
+        raise GameError("table_not_found")
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        raise GameError("table_not_found")
+    return table
+
+
+def lock_game(game_id: Any) -> tuple[Table, Game]:
+    if not is_int(game_id):
+        raise GameError("game_not_found")
+    table_id = Game.objects.filter(pk=game_id).values_list("table_id", flat=True).first()
+    if table_id is None:
+        raise GameError("game_not_found")
+    table = Table.objects.select_for_update().get(pk=table_id)
+    game = Game.objects.select_for_update().get(pk=game_id)
+    return table, game
+
+
+def active_seats(table: Table) -> QuerySet[Seat]:
+    return Seat.objects.filter(table=table, left_at__isnull=True)
+
+
+def current_version(table: Table) -> int:
+    version = table.games.order_by("-number").values_list("version", flat=True).first()
+    return version or 0
+
+
+def is_int(value: object) -> bool:
+    return type(value) is int

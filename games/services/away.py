@@ -1,0 +1,107 @@
+"""Presence and away (RULES.md §5): who has a socket open at a table, and who is played for."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import effects, presence
+from games.engine import Game as EngineGame
+from games.models import Game, Seat, Table
+from games.services import play
+from games.services._locks import active_seats, current_version
+
+
+def presence_connect(*, table_id: int, user, connection: str) -> None:
+    """Record one more open socket of the user at the table; a seated player is back."""
+    presence.add(table_id, user.pk, connection)
+    _presence_back(table_id=table_id, user=user)
+
+
+def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
+    """Keep an open socket counted; one already given up for lost counts again."""
+    if presence.add(table_id, user.pk, connection):
+        _presence_back(table_id=table_id, user=user)
+
+
+def _presence_back(*, table_id: int, user) -> None:
+    with transaction.atomic():
+        Seat.objects.filter(
+            table_id=table_id, user_id=user.pk, left_at__isnull=True, disconnected_at__isnull=False
+        ).update(disconnected_at=None)
+        table = Table.objects.filter(pk=table_id).first()
+        if table is not None:
+            effects.announce(table=table, version=current_version(table), lobby=False)
+
+
+def presence_disconnect(*, table_id: int, user, connection: str) -> None:
+    """Forget one socket; when a playing seat's last socket closes, start the away clock."""
+    if presence.remove(table_id, user.pk, connection) > 0:
+        return
+    with transaction.atomic():
+        table = Table.objects.filter(pk=table_id).first()
+        if table is None:
+            return
+        seat = active_seats(table).filter(user_id=user.pk).first()
+        if seat is not None and table.status == Table.Status.PLAYING:
+            seat.disconnected_at = timezone.now()
+            seat.save(update_fields=["disconnected_at"])
+            effects.schedule_away_check(seat_id=seat.pk, countdown=table.turn_seconds + 0.5)
+        effects.announce(table=table, version=current_version(table), lobby=False)
+
+
+def seats_mark_disconnected() -> None:
+    """Start the away clock of playing seats whose sockets all died with their process.
+
+    Their sockets never said goodbye; they stopped counting once their heartbeats went stale.
+    """
+    seated = Seat.objects.filter(
+        left_at__isnull=True,
+        away=False,
+        disconnected_at__isnull=True,
+        table__status=Table.Status.PLAYING,
+    ).values_list("pk", "table_id", "user_id")
+    by_table: dict[int, list[tuple[int, int]]] = {}
+    for seat_id, table_id, user_id in seated:
+        by_table.setdefault(table_id, []).append((seat_id, user_id))
+    for table_id, seats in by_table.items():
+        live = presence.connected(table_id, [user_id for _seat, user_id in seats])
+        lost = [seat_id for seat_id, user_id in seats if user_id not in live]
+        if not lost:
+            continue
+        with transaction.atomic():
+            table = Table.objects.get(pk=table_id)
+            Seat.objects.filter(pk__in=lost, disconnected_at__isnull=True).update(
+                disconnected_at=timezone.now()
+            )
+            effects.announce(table=table, version=current_version(table), lobby=False)
+
+
+def seat_mark_away(*, seat_id: int) -> bool:
+    """Mark a player away who has been disconnected longer than one turn time (RULES §5)."""
+    with transaction.atomic(durable=True):
+        table_id = Seat.objects.filter(pk=seat_id).values_list("table_id", flat=True).first()
+        if table_id is None:
+            return False
+        table = Table.objects.select_for_update().get(pk=table_id)
+        game = table.games.select_for_update().filter(status=Game.Status.PLAYING).first()
+        seat = Seat.objects.select_for_update().get(pk=seat_id)
+        if (
+            game is None
+            or seat.left_at is not None
+            or seat.away
+            or seat.disconnected_at is None
+            or seat.disconnected_at > timezone.now() - timedelta(seconds=table.turn_seconds)
+            or presence.count(table_id, seat.user_id) > 0
+        ):
+            return False
+        seat.away = True
+        seat.save(update_fields=["away"])
+        engine = EngineGame.from_dict(game.state)
+        if seat.position in engine.waiting_for:
+            play.advance_and_save(table=table, game=game, engine=engine)
+        else:
+            effects.announce(table=table, version=game.version, lobby=False)
+    return True

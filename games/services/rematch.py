@@ -1,0 +1,58 @@
+"""The rematch: the same players confirm within ``REMATCH_SECONDS``, or their stakes return."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from games import effects
+from games.errors import GameError
+from games.models import REMATCH_SECONDS, Game, Table
+from games.services import play
+from games.services._locks import active_seats, current_version, lock_game, lock_table
+from games.services.tables import seat_release, seat_take
+
+
+def rematch_confirm(*, game_id: int, user) -> None:
+    """Confirm a rematch: the stake is held now; when everyone has confirmed, a game starts."""
+    with transaction.atomic():
+        table, game = lock_game(game_id)
+        if user.pk not in game.players:
+            raise GameError("not_a_player")
+        latest = table.games.order_by("-number").values_list("pk", flat=True).first()
+        if (
+            game.status != Game.Status.FINISHED
+            or table.status != Table.Status.CLOSED
+            or latest != game.pk
+            or game.finished_at < timezone.now() - timedelta(seconds=REMATCH_SECONDS)
+        ):
+            raise GameError("rematch_closed")
+        if active_seats(table).filter(user_id=user.pk).exists():
+            raise GameError("rematch_already_confirmed")
+        seat_take(table=table, user=user, position=game.players.index(user.pk))
+        if active_seats(table).count() == len(game.players):
+            play.game_start(table=table)  # announces the new game itself
+        else:
+            effects.announce(table=table, version=game.version)
+
+
+def rematch_expire(*, table_id: int) -> bool:
+    """Return the stakes held for a rematch that not everyone confirmed in time."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        finished_at = table.games.aggregate(last=Max("finished_at"))["last"]
+        if (
+            table.status != Table.Status.CLOSED
+            or finished_at is None
+            or finished_at > timezone.now() - timedelta(seconds=REMATCH_SECONDS)
+        ):
+            return False
+        seats = list(active_seats(table).select_related("user"))
+        for seat in seats:
+            seat_release(table=table, seat=seat)
+        if seats:
+            effects.announce(table=table, version=current_version(table))
+        return bool(seats)

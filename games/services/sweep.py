@@ -1,0 +1,55 @@
+"""The periodic sweeper: whatever a lost timer or a dead process left undone."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from games.models import REMATCH_SECONDS, Game, Seat, Table
+from games.services.away import seat_mark_away, seats_mark_disconnected
+from games.services.play import game_timeout
+from games.services.rematch import rematch_expire
+from games.services.tables import MIN_TURN_SECONDS, open_cutoff, table_expire
+
+# The sweeper leaves a just-passed deadline to its own task for this long.
+SWEEP_GRACE = timedelta(seconds=1)
+
+
+def games_sweep() -> int:
+    """Catch up on everything whose timer may have been lost, and close abandoned open tables;
+    returns the actions taken."""
+    now = timezone.now()
+    done = 0
+    overdue = Game.objects.filter(
+        status=Game.Status.PLAYING, deadline__lte=now - SWEEP_GRACE
+    ).values_list("pk", "version")
+    for game_id, version in overdue:
+        done += game_timeout(game_id=game_id, version=version)
+    seats_mark_disconnected()
+    gone = Seat.objects.filter(
+        left_at__isnull=True,
+        away=False,
+        disconnected_at__isnull=False,
+        table__status=Table.Status.PLAYING,
+        disconnected_at__lte=now - timedelta(seconds=MIN_TURN_SECONDS),
+    ).values_list("pk", flat=True)
+    for seat_id in gone:
+        done += seat_mark_away(seat_id=seat_id)
+    expired = Table.objects.filter(
+        status=Table.Status.CLOSED,
+        seat_set__left_at__isnull=True,
+        games__finished_at__lte=now - timedelta(seconds=REMATCH_SECONDS),
+    ).values_list("pk", flat=True)
+    for table_id in set(expired):
+        done += rematch_expire(table_id=table_id)
+    abandoned = (
+        Table.objects.filter(status=Table.Status.OPEN)
+        .annotate(newest=Max("seat_set__joined_at", filter=Q(seat_set__left_at__isnull=True)))
+        .filter(Q(newest__lte=open_cutoff()) | Q(newest__isnull=True))
+        .values_list("pk", flat=True)
+    )
+    for table_id in abandoned:
+        done += table_expire(table_id=table_id)
+    return done

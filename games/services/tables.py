@@ -1,0 +1,170 @@
+"""Tables: open one, sit down and stand up with the stake held and released, close it."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games import effects
+from games.errors import ERROR_MESSAGES, GameError
+from games.models import Seat, Table
+from games.services import play
+from games.services._locks import active_seats, current_version, is_int, lock_table
+from wallet import services as wallet_services
+from wallet.services import WalletError
+
+MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 300
+MIN_THROW_SECONDS, MAX_THROW_SECONDS = 3, 120
+MAX_STAKE = 10**12
+
+
+def table_create(
+    *,
+    user,
+    stake: int,
+    seats: int,
+    turn_seconds: int = 30,
+    throw_seconds: int = 10,
+    private: bool = False,
+) -> Table:
+    """Open a table; the creator takes seat 0 and his stake is held."""
+    if not is_int(stake) or not 0 < stake <= MAX_STAKE:
+        raise GameError("invalid_stake")
+    if not is_int(seats) or not 2 <= seats <= 6:
+        raise GameError("invalid_seats")
+    if (
+        not is_int(turn_seconds)
+        or not is_int(throw_seconds)
+        or not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS
+        or not MIN_THROW_SECONDS <= throw_seconds <= MAX_THROW_SECONDS
+    ):
+        raise GameError("invalid_time")
+    with transaction.atomic():
+        table = Table.objects.create(
+            stake=stake,
+            seats=seats,
+            turn_seconds=turn_seconds,
+            throw_seconds=throw_seconds,
+            commission_percent=Decimal(settings.GAMES_COMMISSION_PERCENT),
+            private=bool(private),
+            invite_code=secrets.token_urlsafe(9) if private else "",
+            created_by=user,
+        )
+        seat_take(table=table, user=user, position=0)
+        effects.announce(table=table, version=0)
+    return table
+
+
+def table_join(*, table_id: int, user, invite_code: str | None = None) -> Seat:
+    """Sit down at the first free seat and hold the stake; the last seat starts the game."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.status != Table.Status.OPEN:
+            raise GameError("table_not_open")
+        if table.private and not secrets.compare_digest(
+            str(invite_code or "").encode(), table.invite_code.encode()
+        ):
+            raise GameError("bad_invite_code")
+        seats = list(table.seat_set.filter(left_at__isnull=True))
+        if any(seat.user_id == user.pk for seat in seats):
+            raise GameError("already_seated")
+        if len(seats) >= table.seats:
+            raise GameError("table_full")
+        taken = {seat.position for seat in seats}
+        position = min(set(range(table.seats)) - taken)
+        seat = seat_take(table=table, user=user, position=position)
+        if len(seats) + 1 == table.seats:
+            play.game_start(table=table)  # announces the new game itself
+        else:
+            effects.announce(table=table, version=0)
+    return seat
+
+
+def table_leave(*, table_id: int, user) -> None:
+    """Stand up before the game starts (or withdraw a rematch confirmation); stake released."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        seat = table.seat_set.filter(left_at__isnull=True, user_id=user.pk).first()
+        if seat is None:
+            raise GameError("not_seated")
+        if table.status == Table.Status.PLAYING:
+            raise GameError("game_in_progress")
+        seat_release(table=table, seat=seat)
+        if (
+            table.status == Table.Status.OPEN
+            and not table.seat_set.filter(left_at__isnull=True).exists()
+        ):
+            table.status = Table.Status.CLOSED
+            table.save(update_fields=["status"])
+        effects.announce(table=table, version=current_version(table))
+
+
+def table_expire(*, table_id: int) -> bool:
+    """Close an open table nobody joined for ``TABLE_OPEN_TTL`` seconds; every stake returns.
+
+    Under the table lock, so a join racing it either sits down first (and the table is no
+    longer stale) or finds the table closed. A second call finds it closed and does nothing.
+    """
+    with transaction.atomic():
+        table = lock_table(table_id)
+        seats = list(active_seats(table).select_related("user"))
+        newest = max((seat.joined_at for seat in seats), default=None)
+        if table.status != Table.Status.OPEN or (newest is not None and newest > open_cutoff()):
+            return False
+        for seat in seats:
+            seat_release(table=table, seat=seat)
+        table.status = Table.Status.CLOSED
+        table.save(update_fields=["status"])
+        effects.announce(table=table, version=current_version(table))
+    return True
+
+
+def open_cutoff():
+    """Open tables whose newest seat was taken before this are abandoned."""
+    return timezone.now() - timedelta(seconds=settings.TABLE_OPEN_TTL)
+
+
+def table_set_commission(*, table_id: int, commission_percent: Decimal) -> None:
+    """Staff set the house commission of the table's next games; a running game keeps its own."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.status == Table.Status.PLAYING:
+            raise GameError("commission_locked")
+        # Only this column: the row's other fields belong to the players' commands.
+        table.commission_percent = commission_percent
+        table.save(update_fields=["commission_percent"])
+
+
+def seat_take(*, table: Table, user, position: int) -> Seat:
+    """Seat the user and hold his stake (table row locked by the caller)."""
+    seat = Seat.objects.create(table=table, user=user, position=position)
+    try:
+        wallet_services.stake_hold(
+            user=user,
+            table_id=table.pk,
+            amount=table.stake,
+            idempotency_key=f"hold:table:{table.pk}:seat:{seat.pk}",
+        )
+    except WalletError as error:
+        # The surrounding transaction rolls the seat back with the error.
+        raise GameError(
+            error.code if error.code in ERROR_MESSAGES else "wallet_error", error.message
+        ) from error
+    return seat
+
+
+def seat_release(*, table: Table, seat: Seat) -> None:
+    """Stand the seat up and release its stake (table row locked by the caller)."""
+    seat.left_at = timezone.now()
+    seat.save(update_fields=["left_at"])
+    wallet_services.stake_release(
+        user=seat.user,
+        table_id=table.pk,
+        amount=table.stake,
+        idempotency_key=f"release:table:{table.pk}:seat:{seat.pk}",
+    )

@@ -1,0 +1,75 @@
+"""What a command leaves to do once it commits: broadcasts and timers, and nothing else."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+
+from durak_site.celery import app as celery_app
+from games import effects, services
+from games.effects import Announcement, AwayCheck, Deadline
+from games.engine import Game as EngineGame
+from games.services import GameError
+from tests.games.test_services import bot_move, seated_game
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_move_schedules_one_deadline_for_its_new_version_and_one_announcement(
+    django_capture_on_commit_callbacks,
+):
+    game, users = seated_game(3)
+    before = game.version
+    with django_capture_on_commit_callbacks() as callbacks:
+        bot_move(game, users)
+    game.refresh_from_db()
+    assert game.version == before + 1
+    assert callbacks == [
+        Deadline(game.pk, game.version, game.deadline),
+        Announcement(game.table_id, game.version, lobby=True),
+    ]
+
+
+def test_a_refused_move_schedules_nothing(django_capture_on_commit_callbacks):
+    game, users = seated_game(2)
+    engine = EngineGame.from_dict(game.state)
+    leader = engine.waiting_for[0]
+    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(GameError):
+        services.game_apply_action(
+            game_id=game.pk,
+            user=users[1 - leader],
+            action=engine.timeout_action(leader),
+            expected_version=game.version,
+        )
+    assert callbacks == []
+
+
+def test_a_closed_last_socket_schedules_one_away_check_and_a_table_only_announcement(
+    django_capture_on_commit_callbacks,
+):
+    game, users = seated_game(2, turn_seconds=20)
+    services.presence_connect(table_id=game.table_id, user=users[0], connection="tab")
+    with django_capture_on_commit_callbacks() as callbacks:
+        services.presence_disconnect(table_id=game.table_id, user=users[0], connection="tab")
+    seat = game.table.seat_set.get(user=users[0], left_at__isnull=True)
+    assert callbacks == [
+        AwayCheck(seat.pk, 20.5),
+        Announcement(game.table_id, game.version, lobby=False),
+    ]
+
+
+def test_the_effects_send_tasks_the_worker_knows_by_name():
+    assert {effects.DEADLINE_TASK, effects.AWAY_CHECK_TASK} <= set(celery_app.tasks)
+
+
+def test_a_move_is_never_part_of_a_larger_transaction():
+    game, users = seated_game(2)
+    engine = EngineGame.from_dict(game.state)
+    leader = engine.waiting_for[0]
+    with transaction.atomic(), pytest.raises(RuntimeError):
+        services.game_apply_action(
+            game_id=game.pk,
+            user=users[leader],
+            action=engine.timeout_action(leader),
+            expected_version=game.version,
+        )
