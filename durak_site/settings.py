@@ -229,6 +229,7 @@ ACCOUNT_RATE_LIMITS = {
     "reset_password": "20/m/ip,5/m/key",
 }
 ACCOUNT_FORMS = {"signup": "durak_site.accounts.forms.SignupForm"}
+ACCOUNT_ADAPTER = "durak_site.accounts.adapter.AccountAdapter"
 
 # --- E-mail --------------------------------------------------------------------------------
 

@@ -114,3 +114,17 @@ def test_english_is_available(client):
     page = client.get(reverse("home")).content.decode()
     assert '<html lang="en">' in page
     assert "Sign up" in page
+
+
+@pytest.mark.parametrize(
+    ("language", "name"), [("ru", "Дурак до завала"), ("en", "Durak do zavala")]
+)
+def test_account_emails_carry_the_site_name_not_the_host(
+    client, mandatory_verification, language, name
+):
+    client.cookies["django_language"] = language
+    _sign_up(client, email="vera@example.com", nickname="Vera")
+    message = mail.outbox[-1]
+    assert message.subject.startswith(f"[{name}] ")
+    first_line = message.body.splitlines()[0]
+    assert name in first_line and "testserver" not in first_line

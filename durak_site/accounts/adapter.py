@@ -1,0 +1,20 @@
+"""Account e-mails name the site ("Durak do zavala"), not the host that served the request."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from allauth.account.adapter import DefaultAccountAdapter
+from allauth.core import context as request_context
+from django.contrib.sites.shortcuts import get_current_site
+from django.utils.translation import gettext as _
+
+
+class AccountAdapter(DefaultAccountAdapter):
+    def format_email_subject(self, subject: str) -> str:
+        return f"[{_('Durak do zavala')}] {subject}"
+
+    def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
+        host = get_current_site(request_context.request).domain
+        site = SimpleNamespace(name=_("Durak do zavala"), domain=host)
+        super().send_mail(template_prefix, email, {**context, "current_site": site})
