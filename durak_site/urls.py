@@ -11,6 +11,8 @@ admin.site.index_title = _("Platform administration")
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
+    path("settings/table/", views.table_settings, name="table_settings"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),

@@ -17,6 +17,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from durak_site.accounts.services import table_settings_of
 from games import selectors, services, stats
 from games.forms import TableCreateForm
 from games.models import Game, Table
@@ -78,7 +79,12 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     return render(
         request,
         "games/table.html",
-        {"table": table, "state": state, "invite_code": invite_code},
+        {
+            "table": table,
+            "state": state,
+            "invite_code": invite_code,
+            "table_settings": table_settings_of(user=request.user),
+        },
     )
 
 

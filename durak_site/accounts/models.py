@@ -35,3 +35,48 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+
+class TableSettings(models.Model):
+    """How one player likes the table to look and behave; the same on every device."""
+
+    class HandOrder(models.TextChoices):
+        RANK = "rank", _("by rank")
+        SUIT = "suit", _("by suit")
+
+    class CardSize(models.TextChoices):
+        SMALL = "small", _("small")
+        MEDIUM = "medium", _("medium")
+        LARGE = "large", _("large")
+
+    class Motion(models.TextChoices):
+        OFF = "off", _("off")
+        FAST = "fast", _("fast")
+        NORMAL = "normal", _("normal")
+
+    user = models.OneToOneField(
+        User,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="table_settings",
+        verbose_name=_("player"),
+    )
+    hand_order = models.CharField(
+        _("hand order"), max_length=8, choices=HandOrder.choices, default=HandOrder.RANK
+    )
+    card_size = models.CharField(
+        _("card size"), max_length=8, choices=CardSize.choices, default=CardSize.MEDIUM
+    )
+    sound = models.BooleanField(_("sound"), default=True)
+    confirm_take = models.BooleanField(_("confirm before taking"), default=False)
+    motion = models.CharField(
+        _("animation speed"), max_length=8, choices=Motion.choices, default=Motion.NORMAL
+    )
+    notifications = models.BooleanField(_("notify when it is my turn"), default=False)
+
+    class Meta:
+        verbose_name = _("table settings")
+        verbose_name_plural = _("table settings")
+
+    def __str__(self) -> str:
+        return str(self.user)

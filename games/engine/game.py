@@ -410,6 +410,8 @@ class Game:
             "hand_sizes": [hand.bit_count() for hand in self._hands],
             "talon_size": len(self._talon),
             "discard_size": self._discard.bit_count(),
+            # Beaten-off cards: every seat saw them on the table, so they are no secret.
+            "discard": codes_of(self._discard),
             "trump_card": self._trump_card_code(),
             "trump_suit": SUITS[self._trump],
             "table": self._table_view(),

@@ -106,6 +106,20 @@ def _strings() -> dict[str, str]:
         "rematch_none": _("Nobody has confirmed a rematch yet."),
         "rematch_confirmed": _("Rematch confirmed by %(names)s (%(count)s/%(total)s)"),
         "rematch_waiting": _("Waiting for the others…"),
+        "rematch_expired": _("The time for a rematch is over: not everyone agreed."),
+        "rematch_expired_refunded": _(
+            "Not everyone agreed in time: no rematch. Your stake is back in your wallet."
+        ),
+        # your turn, settings
+        "title_your_turn": _("Your move!"),
+        "your_move_left": _("Your move: %(n)s s"),
+        "notify_your_turn": _("Your move at the durak table"),
+        "take_confirm": _("Take the cards?"),
+        "place_n": _("place %(n)s"),
+        "discard_count": _("Beaten off: %(n)s"),
+        "settings_not_saved": _("The settings could not be saved. Try again."),
+        "notifications_unsupported": _("This browser cannot show notifications."),
+        "notifications_blocked": _("The browser blocks notifications from this site."),
         # connection and errors
         "reconnecting": _("No connection, reconnecting…"),
         "connection_refused": _("The connection was refused. Reload the page."),

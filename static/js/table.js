@@ -6,6 +6,9 @@ import { readJson, t } from "./i18n.js";
 import { ReconnectingSocket, TOO_MANY_SOCKETS } from "./socket.js";
 import { CardDrag } from "./table/drag.js";
 import { dropMove, moveOptions, nextSelection } from "./table/moves.js";
+import { onSettingsChange, settings } from "./table/settings.js";
+import { isMyTurn, soundFor } from "./table/signals.js";
+import { played, playSound } from "./table/sound.js";
 import { TableStore } from "./table/store.js";
 import { bindActions, renderActions } from "./table/views/actions.js";
 import { tickCountdown } from "./table/views/clock.js";
@@ -18,6 +21,7 @@ import { renderPlayfield } from "./table/views/playfield.js";
 import { renderResult } from "./table/views/result.js";
 import { renderSeatButtons } from "./table/views/seat-buttons.js";
 import { renderSeats } from "./table/views/seats.js";
+import { renderTurn } from "./table/views/turn.js";
 
 const root = document.getElementById("table-app");
 const tableId = Number(root.dataset.tableId);
@@ -47,7 +51,11 @@ function context() {
     selected: store.selected,
     inFlight: Boolean(store.inFlight),
     takenSeats: (state.players || []).filter((player) => player.nickname).length,
-    sortBy: "rank",
+    takeArmed: store.takeArmed,
+    rematch: store.openRematch(),
+    rematchAgreed: store.rematchAgreed,
+    sortBy: settings().hand_order,
+    cardSize: settings().card_size,
     nameOf,
   };
 }
@@ -64,6 +72,7 @@ function render() {
   renderFairness(ctx);
   renderResult(ctx);
   renderSeatButtons(ctx);
+  renderTurn(ctx);
   tickCountdown(store);
 }
 
@@ -108,13 +117,27 @@ function errorText(message) {
 function onMessage(message) {
   if (message.type === "state") {
     drag.cancel(); // the hand under the finger may be about to change
+    const previous = store.state;
     if (!store.receive(message)) return;
     render();
+    // A rematch begins with the page scrolled down to the last result: show the new deal.
+    if (previous.game && previous.game.id !== message.game?.id) window.scrollTo({ top: 0 });
+    signal(previous, message);
     refreshBalance();
   } else if (message.type === "error") {
     store.endMove();
     showToast(errorText(message), true);
     render();
+  }
+}
+
+/** Sound, and a notification when the own turn begins in a hidden tab. */
+function signal(previous, next) {
+  const sound = soundFor(previous, next);
+  if (sound && settings().sound) playSound(sound);
+  const turnBegins = isMyTurn(next) && !(isMyTurn(previous) && previous.game?.id === next.game?.id);
+  if (turnBegins && settings().notifications && document.hidden && window.Notification?.permission === "granted") {
+    new Notification(t("notify_your_turn"), { body: document.title, tag: `durak-table-${tableId}` });
   }
 }
 
@@ -146,9 +169,19 @@ els.playfield.addEventListener("click", (event) => {
 
 bindActions({
   play: () => playOn(null),
-  take: () => sendAction({ type: "take" }),
+  take: () => {
+    if (settings().confirm_take && !store.takeArmed) {
+      store.takeArmed = true;
+      render();
+    } else {
+      sendAction({ type: "take" });
+    }
+  },
   pass: () => sendAction({ type: "pass" }),
-  cancel: () => select([]),
+  cancel: () => {
+    store.takeArmed = false;
+    select([]);
+  },
 });
 
 document.querySelectorAll("[data-copy]").forEach((node) => {
@@ -203,7 +236,10 @@ function onStatus(connected, attempt, code) {
 
 // ------------------------------------------------------------------ start
 
-setInterval(() => tickCountdown(store), 250);
+setInterval(() => {
+  tickCountdown(store);
+  if (store.state.rematch) render(); // the offer's time may just have run out
+}, 250);
 window.addEventListener("resize", () => renderHand(context()));
 
 // An invitee who has not sat down yet may watch a private table with the page's invitation.
@@ -214,9 +250,14 @@ socket = new ReconnectingSocket(socketPath, {
   onStatus,
   onOpen: () => socket.send({ type: "sync", version: store.state.version ?? 0 }),
 });
+onSettingsChange((current) => {
+  document.body.dataset.cardSize = current.card_size;
+  document.body.dataset.motion = current.motion;
+  render(); // the hand's order and size; also the first render
+});
 window.durakTable = {
   get state() { return store.state; },
+  get sounds() { return [...played]; },
   get inFlight() { return Boolean(store.inFlight); },
   get connected() { return socket.connected; },
 };
-render();

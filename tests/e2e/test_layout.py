@@ -30,7 +30,11 @@ def funded_player(nickname: str):
 
 
 def log_in(browser, live_url: str, user, viewport: dict, locale: str = "ru-RU") -> Page:
-    context = browser.new_context(viewport=viewport, locale=locale)
+    return log_in_context(browser.new_context(viewport=viewport, locale=locale), live_url, user)
+
+
+def log_in_context(context, live_url: str, user) -> Page:
+    """Log `user` in through the login form in a page of the given browser context."""
     context.set_default_timeout(10_000)
     page = context.new_page()
     page.goto(f"{live_url}/accounts/login/")

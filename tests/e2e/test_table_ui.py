@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from games import services
 from games.engine import Game as EngineGame
 from games.models import Game
-from tests.e2e.test_layout import DESKTOP, funded_player, log_in
+from tests.e2e.test_layout import DESKTOP, PHONE, funded_player, log_in, log_in_context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -24,8 +26,10 @@ def started_game(off_loop, names: tuple[str, str]):
     return table, leader, other
 
 
-def open_table(browser, live_url: str, user, table_id: int, viewport=DESKTOP) -> Page:
-    page = log_in(browser, live_url, user, viewport)
+def open_table(
+    browser, live_url: str, user, table_id: int, viewport=DESKTOP, locale="ru-RU"
+) -> Page:
+    page = log_in(browser, live_url, user, viewport, locale)
     page.goto(f"{live_url}/table/{table_id}/")
     page.wait_for_function("() => window.durakTable && window.durakTable.connected")
     expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
@@ -71,3 +75,264 @@ def test_a_state_arriving_mid_drag_cancels_the_drag_cleanly(browser, live_url, o
     expect(page.locator(f"#playfield .pcard.attack[data-card='{played}']")).to_have_count(1)
     assert page.evaluate("() => window.durakTable.state.version") == version + 1
     expect(page.locator(".drag-ghost")).to_have_count(0)
+
+
+def lead(page: Page) -> None:
+    """The leader puts his first playable card on the table with two taps."""
+    page.locator("#hand .pcard.playable").first.click(position={"x": 12, "y": 14})
+    page.get_by_test_id("playfield").click(position={"x": 8, "y": 8})
+
+
+def wait_for_version(page: Page, version: int) -> None:
+    page.wait_for_function("v => window.durakTable.state.version >= v", arg=version)
+
+
+def box_of(page: Page, selector: str) -> dict:
+    """Where an element sits on the board: its offset from the board's top left corner."""
+    return page.locator(selector).evaluate(
+        """node => {
+            const b = node.getBoundingClientRect();
+            const board = document.querySelector(".board").getBoundingClientRect();
+            return {x: b.x - board.x, y: b.y - board.y};
+        }"""
+    )
+
+
+# Each table test runs on a desktop in Russian and on a phone in English.
+DESKTOP_AND_PHONE = pytest.mark.parametrize(
+    ("viewport", "locale"), [(DESKTOP, "ru-RU"), (PHONE, "en-US")], ids=["desktop-ru", "phone-en"]
+)
+TEXT = {
+    "ru-RU": {"your_move": "Ваш ход!", "settings": "Настройки стола"},
+    "en-US": {"your_move": "Your move!", "settings": "Table settings"},
+}
+
+
+def both_pages(browser, live_url, off_loop, prefix: str, viewport, locale):
+    """A started two-seat game with both players' pages open: (game, leader's, other's)."""
+    suffix = f"{locale[:2]}{viewport['width']}"
+    table, leader, other = started_game(off_loop, (f"{prefix}a{suffix}", f"{prefix}b{suffix}"))
+    page = open_table(browser, live_url, leader, table.pk, viewport, locale)
+    watcher = open_table(browser, live_url, other, table.pk, viewport, locale)
+    return Game.objects.get(table=table), page, watcher
+
+
+@DESKTOP_AND_PHONE
+def test_a_turn_change_moves_nothing_and_the_title_calls_the_waited_player(
+    browser, live_url, off_loop, screenshot, viewport, locale
+):
+    your_move = TEXT[locale]["your_move"]
+    game, page, watcher = both_pages(browser, live_url, off_loop, "turn", viewport, locale)
+    base_title = watcher.title()
+    # The leader is waited for: his title and icon say so, the big countdown shows by his hand.
+    expect(page).to_have_title(re.compile(rf"^{re.escape(your_move)} — "))
+    assert page.locator("#favicon").get_attribute("href").endswith("favicon-turn.svg")
+    expect(page.get_by_test_id("turn-clock")).to_be_visible()
+    expect(page.get_by_test_id("turn-clock")).to_contain_text(re.compile(r"\d"))
+    expect(watcher.get_by_test_id("turn-clock")).to_be_hidden()
+    assert not watcher.title().startswith(your_move)
+    hand_before = box_of(page, "#hand")
+    field_before = box_of(page, "#playfield")
+    watcher_hand = box_of(watcher, "#hand")
+
+    lead(page)
+    for each in (page, watcher):
+        wait_for_version(each, game.version + 1)
+    expect(page.locator(".seat.counting[data-testid=seat]")).to_have_count(1)
+    expect(page).to_have_title(base_title)
+    expect(watcher).to_have_title(re.compile(rf"^{re.escape(your_move)} — "))
+    expect(page.get_by_test_id("turn-clock")).to_be_hidden()
+    assert box_of(page, "#hand") == hand_before
+    assert box_of(page, "#playfield") == field_before
+    assert box_of(watcher, "#hand") == watcher_hand
+    screenshot(watcher, f"board-turn-clock-{'phone' if viewport is PHONE else 'desktop'}")
+
+    watcher.get_by_test_id("take").click()
+    for each in (page, watcher):
+        wait_for_version(each, game.version + 2)
+    assert box_of(page, "#hand")["y"] == hand_before["y"]
+    assert box_of(watcher, "#hand")["y"] == watcher_hand["y"]
+
+
+def hand_codes(page: Page) -> list[str]:
+    return page.locator("#hand .pcard").evaluate_all("cards => cards.map(c => c.dataset.card)")
+
+
+def by_suit(codes: list[str], trump: str) -> list[str]:
+    return sorted(codes, key=lambda c: (c[1] == trump, "SCDH".index(c[1]), "6789TJQKA".index(c[0])))
+
+
+@DESKTOP_AND_PHONE
+def test_settings_persist_across_reloads_and_shape_the_table(
+    browser, live_url, off_loop, screenshot, viewport, locale
+):
+    _game, page, watcher = both_pages(browser, live_url, off_loop, "tidy", viewport, locale)
+    card_width = page.locator("#hand .pcard").first.bounding_box()["width"]
+    page.get_by_test_id("settings-open").click()
+    dialog = page.get_by_test_id("settings-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text(TEXT[locale]["settings"])
+    page.get_by_test_id("setting-hand-order").select_option("suit")
+    page.get_by_test_id("setting-card-size").select_option("large")
+    page.get_by_test_id("setting-confirm-take").check()
+    screenshot(page, f"settings-{'phone' if viewport is PHONE else 'desktop'}")
+    page.get_by_test_id("settings-close").click()
+    page.get_by_test_id("sound-toggle").click()
+    expect(page.get_by_test_id("sound-toggle")).to_have_attribute("aria-pressed", "false")
+
+    page.reload()
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    trump = page.evaluate("() => window.durakTable.state.view.trump_suit")
+    codes = hand_codes(page)
+    assert codes == by_suit(codes, trump)
+    assert page.locator("#hand .pcard").first.bounding_box()["width"] > card_width
+    expect(page.get_by_test_id("sound-toggle")).to_have_attribute("aria-pressed", "false")
+    page.get_by_test_id("settings-open").click()
+    expect(page.get_by_test_id("setting-hand-order")).to_have_value("suit")
+    expect(page.get_by_test_id("setting-confirm-take")).to_be_checked()
+    page.get_by_test_id("settings-close").click()
+
+    # Sound muted: moves play nothing here, while the other player (sound on) hears them.
+    version = page.evaluate("() => window.durakTable.state.version")
+    lead(page)
+    wait_for_version(watcher, version + 1)
+    page.wait_for_function("v => window.durakTable.state.version > v", arg=version)
+    assert page.evaluate("() => window.durakTable.sounds") == []
+    assert watcher.evaluate("() => window.durakTable.sounds")[-1] == "turn"
+
+    # «Take» asks once more where the taker's settings say so (the watcher's do not).
+    watcher.get_by_test_id("settings-open").click()
+    watcher.get_by_test_id("setting-confirm-take").check()
+    watcher.get_by_test_id("settings-close").click()
+    take = watcher.get_by_test_id("take")
+    take.click()
+    expect(take).to_have_class(re.compile(r"\barmed\b"))
+    assert watcher.evaluate("() => window.durakTable.state.version") == version + 1
+    assert watcher.evaluate("() => window.durakTable.inFlight") is False
+    take.click()
+    wait_for_version(watcher, version + 2)
+    assert watcher.evaluate("() => window.durakTable.sounds")[-1] == "take"
+
+
+NOTIFICATIONS_SPY = """
+window.__notes = [];
+window.Notification = class {
+    static permission = "granted";
+    static requestPermission() { return Promise.resolve("granted"); }
+    constructor(title, options) { window.__notes.push(title); }
+};
+Object.defineProperty(document, "hidden", { get: () => Boolean(window.__hidden) });
+"""
+
+
+def test_a_hidden_tab_gets_a_notification_of_the_turn_when_opted_in(browser, live_url, off_loop):
+    table, leader, other = started_game(off_loop, ("noisy", "sleepy"))
+    page = open_table(browser, live_url, leader, table.pk)
+    watcher_context = browser.new_context(viewport=DESKTOP, locale="ru-RU")
+    watcher_context.add_init_script(NOTIFICATIONS_SPY)
+    watcher = log_in_context(watcher_context, live_url, other)
+    watcher.goto(f"{live_url}/table/{table.pk}/")
+    watcher.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    watcher.get_by_test_id("settings-open").click()
+    watcher.get_by_test_id("setting-notifications").check()
+    expect(watcher.get_by_test_id("setting-notifications")).to_be_checked()
+    watcher.get_by_test_id("settings-close").click()
+    watcher.evaluate("() => { window.__hidden = true; }")
+
+    version = page.evaluate("() => window.durakTable.state.version")
+    lead(page)
+    wait_for_version(watcher, version + 1)
+    assert watcher.evaluate("() => window.__notes") == ["Ваш ход за столом в дурака"]
+    watcher.reload()
+    watcher.get_by_test_id("settings-open").click()
+    expect(watcher.get_by_test_id("setting-notifications")).to_be_checked()
+
+
+def play_until(off_loop, game: Game, users: dict, done) -> EngineGame:
+    """Let the heuristic bot play every seat until `done(engine)`; the game is still on."""
+    from games.engine.bots import choose_action
+
+    engine = EngineGame.from_dict(game.state)
+    while not done(engine):
+        seat = engine.waiting_for[0]
+        off_loop(
+            services.game_apply_action,
+            game_id=game.pk,
+            user=users[game.players[seat]],
+            action=choose_action(engine, seat),
+            expected_version=game.version,
+        )
+        game.refresh_from_db()
+        engine = EngineGame.from_dict(game.state)
+    assert game.status == Game.Status.PLAYING
+    return engine
+
+
+def test_a_seat_that_went_out_shows_its_place_and_the_icon_is_served(browser, live_url, off_loop):
+    players = [funded_player(name) for name in ("quickout", "slowtwo", "slowthree")]
+    table = off_loop(services.table_create, user=players[0], stake=10_00, seats=3)
+    for user in players[1:]:
+        off_loop(services.table_join, table_id=table.pk, user=user)
+    game = Game.objects.get(table=table)
+    users = {user.pk: user for user in players}
+    engine = play_until(off_loop, game, users, lambda engine: engine.view(None)["out"])
+    gone = engine.view(None)["out"][0]
+    watcher = next(uid for seat, uid in enumerate(game.players) if seat != gone)
+    page = log_in(browser, live_url, users[watcher], DESKTOP)
+    page.goto(f"{live_url}/table/{table.pk}/")
+    plaque = page.locator(f".seat[data-seat='{gone}']")
+    expect(plaque).to_contain_text("вышел")
+    expect(plaque.locator(".place")).to_have_text("1 место")
+    expect(plaque.locator(".count")).to_have_count(0)
+
+    icon = page.request.get(f"{live_url}/favicon.ico")
+    assert icon.ok and icon.headers["content-type"].startswith("image/svg")
+    linked = page.locator("link[rel=icon]").get_attribute("href")
+    assert page.request.get(f"{live_url}{linked}").ok
+
+
+def test_the_replay_page_shows_the_whole_result_table_at_1280(
+    browser, live_url, off_loop, play_out, screenshot
+):
+    host, guest = funded_player("averylongnickname1"), funded_player("anotherlongnick22")
+    table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
+    off_loop(services.table_join, table_id=table.pk, user=guest)
+    game = off_loop(play_out, Game.objects.get(table=table))
+    page = log_in(browser, live_url, host, DESKTOP)
+    page.goto(f"{live_url}/game/{game.pk}/")
+    result = page.get_by_test_id("game-result")
+    expect(result).to_contain_text(game.seed)
+    screenshot(page, "game-detail-1280")
+    scroller = result.locator(".table-scroll")
+    assert scroller.evaluate("node => node.scrollWidth <= node.clientWidth")
+    heights = result.locator("tbody td").evaluate_all(
+        "cells => cells.map(cell => cell.getBoundingClientRect().height)"
+    )
+    assert max(heights) - min(heights) < 2, heights  # no nickname wraps onto a second line
+
+
+@DESKTOP_AND_PHONE
+def test_the_discard_pile_counts_and_lists_every_card_beaten_off(
+    browser, live_url, off_loop, screenshot, viewport, locale
+):
+    suffix = f"{locale[:2]}{viewport['width']}"
+    host, guest = funded_player(f"pile{suffix}"), funded_player(f"heap{suffix}")
+    table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
+    off_loop(services.table_join, table_id=table.pk, user=guest)
+    game = Game.objects.get(table=table)
+    users = {host.pk: host, guest.pk: guest}
+    engine = play_until(
+        off_loop, game, users, lambda engine: engine.view(None)["discard_size"] >= 4
+    )
+    discard = engine.view(None)["discard"]
+    page = log_in(browser, live_url, host, viewport, locale)
+    page.goto(f"{live_url}/table/{table.pk}/")
+    pile = page.get_by_test_id("discard")
+    expect(pile).to_contain_text(str(len(discard)))
+    expect(pile).to_contain_text("Бито" if locale == "ru-RU" else "Beaten off")
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    pile.click()
+    listed = page.get_by_test_id("discard-list").locator(".pcard")
+    expect(listed).to_have_count(len(discard))
+    assert sorted(listed.evaluate_all("cards => cards.map(c => c.dataset.card)")) == sorted(discard)
+    screenshot(page, f"discard-{'phone' if viewport is PHONE else 'desktop'}")

@@ -129,10 +129,18 @@ def test_random_actions_are_accepted_only_when_legal_and_otherwise_change_nothin
 @given(games)
 def test_views_never_show_another_seats_cards_or_the_talon(case):
     players = case[0]
+    played: set[str] = set()  # cards that left a hand: only a move does that, face up
+    held: set[str] = set()
     for game in random_play(*case):
         state = game.to_dict()
         public = {pair["attack"] for pair in state["table"]}
         public |= {pair["defense"] for pair in state["table"] if pair["defense"]}
+        now_held = {card for hand in state["hands"] for card in hand}
+        played |= held - now_held
+        held = now_held
+        # The discard is public only because each of its cards was played face up first.
+        assert set(state["discard"]) <= played
+        public |= set(state["discard"])
         public.add(state["trump_card"])
         for seat in [None, *range(players)]:
             text = json.dumps(game.view(seat))

@@ -592,6 +592,7 @@ def test_beaten_off_when_every_thrower_passed_cards_discarded_defender_leads():
     game.apply(2, PASS)
     view = game.view(None)
     assert view["table"] == [] and view["discard_size"] == discarded + 2
+    assert {"6S", "7S"} <= set(view["discard"]) and len(view["discard"]) == discarded + 2
     assert game.attacker == 1 and game.defender == 2
     assert "6S" not in str(game.to_dict()["hands"])
 

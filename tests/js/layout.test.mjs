@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { sortHand } from "../../static/js/cardcodes.js";
-import { displayOrder, handLayout, logBouts } from "../../static/js/table/layout.js";
+import { displayOrder, handLayout, logBouts, placeOf } from "../../static/js/table/layout.js";
 import { region } from "../../static/js/table/region.js";
 
 test("the own seat comes first, the others clockwise after it", () => {
@@ -45,4 +45,12 @@ test("a region redraws only when its inputs change", () => {
   assert.equal(draw({ n: 1 }), false);
   assert.equal(draw({ n: 2 }), true);
   assert.deepEqual(drawn, [1, 2]);
+});
+
+test("a place counts the seats out before, ties sharing one", () => {
+  const places = [[2], [0, 3], [1]];
+  assert.equal(placeOf(places, 2), 1);
+  assert.equal(placeOf(places, 3), 2);
+  assert.equal(placeOf(places, 1), 4);
+  assert.equal(placeOf(places, 5), null);
 });

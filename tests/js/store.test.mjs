@@ -65,3 +65,15 @@ test("seconds left follow the server's clock", () => {
   store.receive(state(3, []));
   assert.equal(store.secondsLeft(), null);
 });
+
+test("a rematch offer is open only until its time by the server's clock", () => {
+  const serverNow = Date.parse("2030-01-01T00:00:00Z");
+  const store = new TableStore(state(1, []));
+  const rematch = { confirmed: [0], until: "2030-01-01T00:00:30Z" };
+  store.receive(state(2, [], 1, { server_time: "2030-01-01T00:00:00Z", rematch }), serverNow);
+  assert.equal(store.rematchAgreed, true);
+  assert.deepEqual(store.openRematch(serverNow + 29000), rematch);
+  assert.equal(store.openRematch(serverNow + 30000), null);
+  store.receive(state(1, [], 2), serverNow);
+  assert.equal(store.rematchAgreed, false);
+});

@@ -31,3 +31,13 @@ export function logBouts(events) {
   }
   return bouts;
 }
+
+/** A seat's place from the engine's groups of seats in finishing order (ties share a place). */
+export function placeOf(places, seat) {
+  let before = 0;
+  for (const group of places || []) {
+    if (group.includes(seat)) return before + 1;
+    before += group.length;
+  }
+  return null;
+}

@@ -7,6 +7,8 @@ export class TableStore {
     this.selected = []; // card codes chosen in the own hand
     this.inFlight = null; // {version, timer} while a move awaits the server's answer
     this.clockOffsetMs = 0; // server clock minus local clock
+    this.takeArmed = false; // «Взять» pressed once where the settings ask to confirm it
+    this.rematchAgreed = false; // the own seat confirmed a rematch of the game shown
   }
 
   get view() {
@@ -39,6 +41,9 @@ export class TableStore {
     if (message.server_time) this.clockOffsetMs = Date.parse(message.server_time) - nowMs;
     const hand = this.view?.hand || [];
     this.selected = message.game?.id === current.game?.id ? this.selected.filter((card) => hand.includes(card)) : [];
+    this.takeArmed = false;
+    if (message.game?.id !== current.game?.id) this.rematchAgreed = false;
+    if (message.rematch?.confirmed?.includes(this.seat)) this.rematchAgreed = true;
     this.endMove();
     return true;
   }
@@ -65,7 +70,18 @@ export class TableStore {
 
   /** Seconds left until the state's deadline by the server's clock, or null without one. */
   secondsLeft(nowMs = Date.now()) {
-    if (!this.state.deadline) return null;
-    return Math.max(0, (Date.parse(this.state.deadline) - (nowMs + this.clockOffsetMs)) / 1000);
+    return this.secondsUntil(this.state.deadline, nowMs);
+  }
+
+  /** Seconds left until the ISO time `when` by the server's clock, or null without one. */
+  secondsUntil(when, nowMs = Date.now()) {
+    if (!when) return null;
+    return Math.max(0, (Date.parse(when) - (nowMs + this.clockOffsetMs)) / 1000);
+  }
+
+  /** The rematch offer while its time lasts, else null. */
+  openRematch(nowMs = Date.now()) {
+    const rematch = this.state.rematch;
+    return rematch && this.secondsUntil(rematch.until, nowMs) > 0 ? rematch : null;
   }
 }

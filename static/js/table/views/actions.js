@@ -26,7 +26,7 @@ export function bindActions(actions) {
   });
 }
 
-export function renderActions({ view: v, seat, options, selected, inFlight }) {
+export function renderActions({ view: v, seat, options, selected, inFlight, takeArmed }) {
   const buttons = [];
   if (v && seat !== null && !v.finished) {
     const move = tableMove(options, selected);
@@ -34,7 +34,7 @@ export function renderActions({ view: v, seat, options, selected, inFlight }) {
       const label = move.type === "transfer" ? t("do_transfer") : options.leads.length ? t("do_lead") : t("do_throw");
       buttons.push([label, "play", "play"]);
     }
-    if (options.take) buttons.push([t("take"), "take", "take"]);
+    if (options.take) buttons.push([takeArmed ? t("take_confirm") : t("take"), takeArmed ? "take armed" : "take", "take"]);
     if (options.pass) buttons.push([passIsDone(v, seat) ? t("done") : t("pass"), "pass", "pass"]);
     if (selected.length) buttons.push([t("cancel"), "ghost", "cancel"]);
   }

@@ -45,7 +45,7 @@ const draw = region(({ hidden, spectating, codes, trumpSuit, playable, selected 
   hand.replaceChildren(...rows(cards));
 });
 
-export function renderHand({ view: v, seat, options, selected, inFlight, sortBy }) {
+export function renderHand({ view: v, seat, options, selected, inFlight, sortBy, cardSize }) {
   const hidden = !v && seat === null;
   if (!v || seat === null) {
     draw({ hidden, spectating: Boolean(v), codes: [], width: 0 });
@@ -59,6 +59,7 @@ export function renderHand({ view: v, seat, options, selected, inFlight, sortBy 
     trumpSuit: v.trump_suit,
     playable: codes.filter((code) => playable.has(code)),
     selected,
-    width: hand.clientWidth, // a resize lays the rows out again
+    width: hand.clientWidth, // a resize or another card size lays the rows out again
+    cardSize,
   });
 }

@@ -24,12 +24,18 @@ function payoutRow(row, result, mine, nameOf) {
   return tr;
 }
 
-function rematchBlock({ rematch, mine, total, gameId }, nameOf) {
+function rematchText({ rematch, total, closed, agreed }, nameOf) {
+  const confirmed = rematch?.confirmed || [];
+  if (!rematch && closed) return agreed ? t("rematch_expired_refunded") : t("rematch_expired");
+  if (!confirmed.length) return t("rematch_none");
+  return t("rematch_confirmed", { names: confirmed.map(nameOf).join(", "), count: confirmed.length, total });
+}
+
+function rematchBlock(inputs, nameOf) {
+  const { rematch, mine, gameId } = inputs;
   const block = fromTemplate("rematch-template");
   const confirmed = rematch?.confirmed || [];
-  slot(block, "info").textContent = confirmed.length
-    ? t("rematch_confirmed", { names: confirmed.map(nameOf).join(", "), count: confirmed.length, total })
-    : t("rematch_none");
+  slot(block, "info").textContent = rematchText(inputs, nameOf);
   const form = slot(block, "form");
   if (mine !== null && rematch) {
     form.setAttribute("action", form.getAttribute("action").replace("/0/", `/${gameId}/`));
@@ -61,11 +67,13 @@ const draw = region((inputs, nameOf) => {
   node.replaceChildren(box);
 });
 
-export function renderResult({ state, seat, nameOf }) {
+export function renderResult({ state, seat, nameOf, rematch, rematchAgreed }) {
   draw(
     {
       result: state.result || null,
-      rematch: state.rematch || null,
+      closed: state.table?.status === "closed",
+      agreed: rematchAgreed,
+      rematch,
       mine: seat,
       total: (state.players || []).length,
       gameId: state.game?.id ?? null,

@@ -18,10 +18,10 @@ const draw = region(({ canJoin, seated, inviteCode, open }) => {
   }
 });
 
-export function renderSeatButtons({ state, seat, takenSeats }) {
+export function renderSeatButtons({ state, seat, takenSeats, rematch }) {
   const open = state.table?.status === "open";
   const seated = (state.players || []).some((player) => player.seat === seat && player.nickname)
-    && (open || Boolean(state.rematch?.confirmed?.includes(seat)));
+    && (open || Boolean(rematch?.confirmed?.includes(seat)));
   draw({
     canJoin: open && !seated && takenSeats < (state.table?.seats || 0),
     seated,

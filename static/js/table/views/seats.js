@@ -1,7 +1,7 @@
 // The players' plaques: opponents along the top, the own one above the hand.
 import { backElement } from "../../cards.js";
 import { t } from "../../i18n.js";
-import { displayOrder } from "../layout.js";
+import { displayOrder, placeOf } from "../layout.js";
 import { region } from "../region.js";
 import { element, fromTemplate, slot } from "../dom.js";
 
@@ -45,17 +45,18 @@ function seatElement(seat, inputs, isMe) {
   if (offline) role("offline", t("role_offline"));
 
   const backs = slot(node, "backs");
-  if (!isMe && v) {
+  if (!isMe && v && out) {
+    // A seat that has left the game holds no cards: it shows its place instead of a "0".
+    backs.replaceChildren(element("span", "place", t("place_n", { n: placeOf(v.places, seat) })));
+  } else if (!isMe && v) {
     const count = v.hand_sizes[seat] || 0;
     backs.prepend(...Array.from({ length: Math.min(count, MAX_BACKS) }, () => backElement("small")));
     slot(node, "count").textContent = String(count);
   } else {
     backs.remove();
   }
-  if (!(waiting && hasDeadline)) {
-    slot(node, "timer").remove();
-    slot(node, "timer-label").remove();
-  }
+  // The countdown's room is kept on every plaque, so a turn passing moves nothing on the board.
+  node.classList.toggle("counting", Boolean(waiting && hasDeadline));
   return node;
 }
 
@@ -89,6 +90,7 @@ export function renderSeats({ state, view, seat }) {
       defender: view.defender,
       taking: view.taking,
       hand_sizes: view.hand_sizes || [],
+      places: view.places || [],
     },
   });
 }
