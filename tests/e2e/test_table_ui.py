@@ -158,6 +158,10 @@ def hand_codes(page: Page) -> list[str]:
     return page.locator("#hand .pcard").evaluate_all("cards => cards.map(c => c.dataset.card)")
 
 
+def first_card_width(page: Page) -> float:
+    return page.locator("#hand .pcard").first.evaluate("n => n.getBoundingClientRect().width")
+
+
 def by_suit(codes: list[str], trump: str) -> list[str]:
     return sorted(codes, key=lambda c: (c[1] == trump, "SCDH".index(c[1]), "6789TJQKA".index(c[0])))
 
@@ -167,7 +171,7 @@ def test_settings_persist_across_reloads_and_shape_the_table(
     browser, live_url, off_loop, screenshot, viewport, locale
 ):
     _game, page, watcher = both_pages(browser, live_url, off_loop, "tidy", viewport, locale)
-    card_width = page.locator("#hand .pcard").first.bounding_box()["width"]
+    card_width = first_card_width(page)
     page.get_by_test_id("settings-open").click()
     dialog = page.get_by_test_id("settings-dialog")
     expect(dialog).to_be_visible()
@@ -185,7 +189,10 @@ def test_settings_persist_across_reloads_and_shape_the_table(
     trump = page.evaluate("() => window.durakTable.state.view.trump_suit")
     codes = hand_codes(page)
     assert codes == by_suit(codes, trump)
-    assert page.locator("#hand .pcard").first.bounding_box()["width"] > card_width
+    page.wait_for_function(
+        "w => document.querySelector('#hand .pcard').getBoundingClientRect().width > w",
+        arg=card_width,
+    )
     expect(page.get_by_test_id("sound-toggle")).to_have_attribute("aria-pressed", "false")
     page.get_by_test_id("settings-open").click()
     expect(page.get_by_test_id("setting-hand-order")).to_have_value("suit")

@@ -28,7 +28,7 @@ function show() {
 }
 
 async function change(changes) {
-  const before = current;
+  const undo = Object.fromEntries(Object.keys(changes).map((name) => [name, current[name]]));
   current = { ...current, ...changes };
   show();
   status.textContent = "";
@@ -39,9 +39,11 @@ async function change(changes) {
       body: JSON.stringify(changes),
     });
     if (!response.ok) throw new Error(String(response.status));
-    current = await response.json();
+    const saved = await response.json();
+    // Answers may overtake each other: each one speaks only for the settings it changed.
+    for (const name of Object.keys(changes)) current[name] = saved[name];
   } catch {
-    current = before;
+    current = { ...current, ...undo };
     status.textContent = t("settings_not_saved");
   }
   show();
