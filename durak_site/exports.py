@@ -143,21 +143,27 @@ class SpreadsheetFormat(Format):
     def can_export(self) -> bool:
         return True
 
+    def export_data(self, dataset: Dataset, **kwargs) -> bytes:
+        return self.write(dataset.title or "", dataset.headers, dataset)
+
+    def write(self, title: str, headers: Sequence[str], rows: Iterable[Sequence]) -> bytes:
+        raise NotImplementedError
+
 
 class XLSXFile(SpreadsheetFormat):
     extension = "xlsx"
     content_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
-    def export_data(self, dataset: Dataset, **kwargs) -> bytes:
-        return xlsx_bytes(dataset.title or "", dataset.headers, dataset)
+    def write(self, title: str, headers: Sequence[str], rows: Iterable[Sequence]) -> bytes:
+        return xlsx_bytes(title, headers, rows)
 
 
 class CSVFile(SpreadsheetFormat):
     extension = "csv"
     content_type = "text/csv; charset=utf-8"
 
-    def export_data(self, dataset: Dataset, **kwargs) -> bytes:
-        return csv_bytes(dataset.headers, dataset)
+    def write(self, title: str, headers: Sequence[str], rows: Iterable[Sequence]) -> bytes:
+        return csv_bytes(headers, rows)
 
 
 EXPORT_FORMATS = {"xlsx": XLSXFile, "csv": CSVFile}

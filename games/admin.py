@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.template.defaultfilters import floatformat
+from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.admin_readonly import ReadOnlyInline
 from durak_site.exports import SpreadsheetExportMixin
-from games import services
+from games import admin_reports, services
 from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
 from games.resources import GameResource, PayoutResource
 from games.services import GameError
@@ -125,6 +128,7 @@ class TableAdmin(admin.ModelAdmin):
 @admin.register(Game)
 class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
     resource_classes = [GameResource, PayoutResource]
+    change_list_template = "games/admin/game_change_list.html"
     list_display = [
         "id",
         "table",
@@ -176,6 +180,21 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
 
     def get_queryset(self, request) -> QuerySet:
         return super().get_queryset(request).select_related("table")
+
+    def get_urls(self):
+        return [
+            path(
+                "operations/",
+                self.admin_site.admin_view(self.operations_view),
+                name="games_operations_report",
+            ),
+            *super().get_urls(),
+        ]
+
+    def operations_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return admin_reports.operations_view(self, request)
 
     def get_export_queryset(self, request) -> QuerySet:
         return (

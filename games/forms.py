@@ -5,6 +5,7 @@ from decimal import Decimal
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from games.reports import GROUPING_LABELS
 from wallet.money import money_label, parse_major_units
 
 SEAT_CHOICES = [(n, str(n)) for n in range(2, 7)]
@@ -34,3 +35,27 @@ class TableCreateForm(forms.Form):
 
     def clean_stake(self) -> int:
         return parse_major_units(self.cleaned_data["stake"])
+
+
+# The browser's date picker reads and writes ISO dates, whatever the page's language.
+DATE_PICKER = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+
+
+class OperationsReportForm(forms.Form):
+    """The period (local dates, inclusive) and grouping of the operations report."""
+
+    MAX_DAYS = 366
+
+    since = forms.DateField(label=_("From"), widget=DATE_PICKER)
+    until = forms.DateField(label=_("To"), widget=DATE_PICKER)
+    grouping = forms.ChoiceField(label=_("Group"), choices=list(GROUPING_LABELS.items()))
+
+    def clean(self):
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until:
+            if since > until:
+                raise forms.ValidationError(_("The period ends before it starts."))
+            if (until - since).days >= self.MAX_DAYS:
+                raise forms.ValidationError(_("Choose a period of at most a year."))
+        return data

@@ -1,0 +1,128 @@
+"""The operations report page and its export; the figures come from ``games.reports``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from durak_site.exports import (
+    EXPORT_FORMATS,
+    SpreadsheetFormat,
+    export_filename,
+    file_response,
+    zone_label,
+)
+from games.forms import OperationsReportForm
+from games.reports import Bucket, Column, OperationsReport, operations_report, report_columns
+from wallet.money import major_units, money_label
+
+CHART_WIDTH, CHART_HEIGHT = 720, 220
+# The chart's lines: the bucket's figure, its label and the CSS class that colours it.
+CHART_LINES = [
+    ("stakes_held", gettext_lazy("stakes held"), "stakes"),
+    ("banks_settled", gettext_lazy("banks settled"), "banks"),
+    ("deposits", gettext_lazy("deposits"), "deposits"),
+    ("commission", gettext_lazy("house commission"), "commission"),
+]
+
+
+def chart(report: OperationsReport) -> dict:
+    """Polylines (SVG points in a CHART_WIDTH x CHART_HEIGHT box) of the main money lines."""
+    series = {name: [getattr(b, name) for b in report.buckets] for name, _l, _c in CHART_LINES}
+    top = max((value for values in series.values() for value in values), default=0) or 1
+    step = CHART_WIDTH / max(len(report.buckets) - 1, 1)
+    lines = [
+        {
+            "label": label,
+            "css": css,
+            "points": " ".join(
+                f"{index * step:.1f},{CHART_HEIGHT - value / top * CHART_HEIGHT:.1f}"
+                for index, value in enumerate(series[name])
+            ),
+        }
+        for name, label, css in CHART_LINES
+    ]
+    return {"width": CHART_WIDTH, "height": CHART_HEIGHT, "top": top, "lines": lines}
+
+
+def column_header(column: Column) -> str:
+    """A column's head; money columns name the currency: «Ставки приняты, ₽»."""
+    return money_label(column.label) if column.unit == "money" else column.label
+
+
+def _cell(value, unit: str):
+    if value is None:
+        return None
+    if unit == "money":
+        return major_units(value)
+    if unit == "minutes":
+        return round(value, 1)
+    return value
+
+
+def table_rows(report: OperationsReport, columns: list[Column]) -> list[list]:
+    """Rows for a spreadsheet: the period's first day, then every figure; the total last."""
+
+    def row(first, bucket: Bucket) -> list:
+        return [first, *(_cell(column.value(bucket), column.unit) for column in columns)]
+
+    return [row(b.start, b) for b in report.buckets] + [row(_("Total"), report.total)]
+
+
+def operations_view(model_admin, request: HttpRequest) -> HttpResponse:
+    today = timezone.localdate()
+    form = OperationsReportForm(
+        request.GET or {"since": today - timedelta(days=29), "until": today, "grouping": "day"}
+    )
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.opts,
+        "title": _("Operations report"),
+        "form": form,
+    }
+    if form.is_valid():
+        data = form.cleaned_data
+        report = operations_report(
+            since=data["since"], until=data["until"], grouping=data["grouping"]
+        )
+        columns = report_columns(report)
+        export_format = EXPORT_FORMATS.get(request.GET.get("format", ""))
+        if export_format is not None:
+            return _export(report, columns, export_format())
+        query = urlencode(
+            {"since": data["since"], "until": data["until"], "grouping": data["grouping"]}
+        )
+        context.update(
+            report=report,
+            headers=[column_header(column) for column in columns],
+            rows=[(b, [(c.value(b), c.unit) for c in columns]) for b in report.buckets],
+            total=[(c.value(report.total), c.unit) for c in columns],
+            chart=chart(report),
+            query=query,
+            zone=zone_label(),
+            kinds=[
+                (label, total.moved[kind], total.to_players[kind], total.to_house[kind])
+                for kind, label in report.kinds
+                for total in [report.total]
+            ],
+        )
+    return TemplateResponse(request, "games/admin/operations_report.html", context)
+
+
+def _export(
+    report: OperationsReport, columns: list[Column], export_format: SpreadsheetFormat
+) -> HttpResponse:
+    headers = [_("period"), *(column_header(column) for column in columns)]
+    content = export_format.write(_("Operations report"), headers, table_rows(report, columns))
+    filename = export_filename(
+        "operations",
+        [report.since.isoformat(), report.until.isoformat(), report.grouping],
+        export_format.get_extension(),
+    )
+    return file_response(content, export_format, filename)
