@@ -20,6 +20,7 @@ from durak_site.exports import (
 )
 from games.forms import OperationsReportForm
 from games.reports import Bucket, Column, OperationsReport, operations_report, report_columns
+from wallet.models import Account
 from wallet.money import major_units, money_label
 
 CHART_WIDTH, CHART_HEIGHT = 720, 220
@@ -107,9 +108,13 @@ def operations_view(model_admin, request: HttpRequest) -> HttpResponse:
             query=query,
             zone=zone_label(),
             kinds=[
-                (label, total.moved[kind], total.to_players[kind], total.to_house[kind])
+                (
+                    label,
+                    report.total.moved[kind],
+                    report.total.net[Account.Kind.USER][kind],
+                    report.total.net[Account.Kind.HOUSE][kind],
+                )
                 for kind, label in report.kinds
-                for total in [report.total]
             ],
         )
     return TemplateResponse(request, "games/admin/operations_report.html", context)

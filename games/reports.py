@@ -2,7 +2,7 @@
 
 Money comes from the ledger alone, grouped by transaction kind, so a new kind of transaction
 shows up in the report without changes here. Periods are calendar days, weeks (from Monday) or
-months in the site's time zone. Six queries whatever the period's length.
+months in the site's time zone. Seven queries whatever the period's length.
 """
 
 from __future__ import annotations
@@ -31,11 +31,12 @@ class Bucket:
     """One day, week or month of the report."""
 
     start: date
-    # Per transaction kind: the money it moved (sum of credits), its net effect on player
-    # wallets and on the house account.
+    # Per transaction kind: the money it moved (sum of credits), and per account kind its net
+    # effect on the accounts of that kind (player wallets, the house, pending withdrawals...).
     moved: Counter = field(default_factory=Counter)
-    to_players: Counter = field(default_factory=Counter)
-    to_house: Counter = field(default_factory=Counter)
+    net: defaultdict = field(default_factory=lambda: defaultdict(Counter))
+    # Withdrawals asked for and neither paid out nor returned when the period ends.
+    withdrawals_pending: int = 0
     new_players: int = 0
     active_players: int = 0
     paying_players: int = 0
@@ -59,20 +60,24 @@ class Bucket:
 
     @property
     def commission(self) -> int:
-        return self.to_house[Kind.BANK_SETTLE]
+        return self.net[Account.Kind.HOUSE][Kind.BANK_SETTLE]
 
     @property
     def deposits(self) -> int:
-        return self.to_players[Kind.DEPOSIT]
+        return self.net[Account.Kind.USER][Kind.DEPOSIT]
+
+    @property
+    def withdrawals_requested(self) -> int:
+        return self.moved[Kind.WITHDRAWAL_HOLD]
 
     @property
     def withdrawals_paid(self) -> int:
-        return -self.to_players[Kind.WITHDRAWAL]
+        return self.net[Account.Kind.EXTERNAL][Kind.WITHDRAWAL]
 
     @property
     def staff_adjustments(self) -> int:
-        """Net amount staff credited (positive) or debited (negative) to players."""
-        return self.to_players[Kind.ADJUSTMENT]
+        """Net amount staff credited (positive) or debited (negative) to players, bonuses too."""
+        return sum(self.net[Account.Kind.USER][kind] for kind in (Kind.ADJUSTMENT, Kind.BONUS))
 
     @property
     def average_game_seconds(self) -> float | None:
@@ -130,10 +135,16 @@ def operations_report(*, since: date, until: date, grouping: str = "day") -> Ope
     for row in money:
         target, kind = bucket(row["period"]), row["transaction__kind"]
         target.moved[kind] += row["credits"] or 0
-        if row["account__kind"] == Account.Kind.USER:
-            target.to_players[kind] += row["total"]
-        elif row["account__kind"] == Account.Kind.HOUSE:
-            target.to_house[kind] += row["total"]
+        target.net[row["account__kind"]][kind] += row["total"]
+    pending = (
+        Entry.objects.filter(
+            account__kind=Account.Kind.PENDING_PAYOUTS, transaction__created_at__lt=start
+        ).aggregate(total=Sum("amount"))["total"]
+        or 0
+    )
+    for key in sorted(buckets):
+        pending += sum(buckets[key].net[Account.Kind.PENDING_PAYOUTS].values())
+        buckets[key].withdrawals_pending = pending
 
     paying = (
         Entry.objects.filter(
@@ -205,14 +216,15 @@ def _total(buckets: list[Bucket], since: date, *, active: dict, payers: dict) ->
     total = Bucket(start=since)
     for part in buckets:
         total.moved.update(part.moved)
-        total.to_players.update(part.to_players)
-        total.to_house.update(part.to_house)
+        for account_kind, amounts in part.net.items():
+            total.net[account_kind].update(amounts)
         total.games_by_players.update(part.games_by_players)
         total.new_players += part.new_players
         total.games += part.games
         total.seconds_played += part.seconds_played
         total.timeouts += part.timeouts
         total.stalemates += part.stalemates
+    total.withdrawals_pending = buckets[-1].withdrawals_pending if buckets else 0
     total.active_players = len(set().union(*active.values()))
     total.paying_players = len(set().union(*payers.values()))
     return total
@@ -234,7 +246,9 @@ def report_columns(report: OperationsReport) -> list[Column]:
         Column(_("banks settled"), lambda b: b.banks_settled, "money"),
         Column(_("house commission"), lambda b: b.commission, "money"),
         Column(_("deposits"), lambda b: b.deposits, "money"),
+        Column(_("withdrawals requested"), lambda b: b.withdrawals_requested, "money"),
         Column(_("withdrawals paid"), lambda b: b.withdrawals_paid, "money"),
+        Column(_("withdrawals pending at the end"), lambda b: b.withdrawals_pending, "money"),
         Column(_("staff adjustments"), lambda b: b.staff_adjustments, "money"),
         Column(_("new players"), lambda b: b.new_players, "count"),
         Column(_("active players"), lambda b: b.active_players, "count"),

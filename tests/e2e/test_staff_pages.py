@@ -27,8 +27,9 @@ def two_games_and_some_cash(play_out):
         for user in users[1:]:
             services.table_join(table_id=table.pk, user=user)
         play_out(Game.objects.get(table=table))
-    wallet_services.withdraw(
-        user=users[0], amount=250_00, idempotency_key="w:1", initiated_by=None, memo=""
+    wallet_services.withdrawal_hold(user=users[0], amount=250_00, idempotency_key="w:1")
+    wallet_services.withdrawal_pay(
+        amount=250_00, idempotency_key="w:1:pay", initiated_by=None, memo=""
     )
     wallet_services.staff_adjust(
         user=users[1], amount=50_00, reason="Goodwill", staff_user=staff, idempotency_key="a:1"

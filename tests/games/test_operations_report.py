@@ -18,7 +18,7 @@ from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from tests.games.test_services import expire_deadline, play_out, seated_game
 from tests.spreadsheets import read_csv, read_xlsx
 from wallet import services as wallet_services
-from wallet.models import Entry
+from wallet.models import Account, Entry
 
 pytestmark = pytest.mark.django_db
 REPORT = reverse("admin:games_operations_report")
@@ -31,8 +31,9 @@ def ledger_sum(kind: str, **filters) -> int:
 
 @pytest.fixture
 def history():
-    """Six funded players and a staff member; two games, a timeout, a table left, a
-    withdrawal and two staff adjustments. The three-player game is moved three days back."""
+    """Six funded players and a staff member; two games, a timeout, a table left, a paid and
+    a pending withdrawal and two staff adjustments. The three-player game is moved three days
+    back."""
     staff = create_player(balance=0, nickname="boss")
     staff.is_staff = staff.is_superuser = True
     staff.save()
@@ -57,9 +58,11 @@ def history():
     table = services.table_create(user=leaver, stake=STAKE, seats=4)
     services.table_leave(table_id=table.pk, user=leaver)
 
-    wallet_services.withdraw(
-        user=pair_users[0], amount=5_000, idempotency_key="w:1", initiated_by=None, memo=""
+    wallet_services.withdrawal_hold(user=pair_users[0], amount=5_000, idempotency_key="w:1")
+    wallet_services.withdrawal_pay(
+        amount=5_000, idempotency_key="w:1:pay", initiated_by=None, memo=""
     )
+    wallet_services.withdrawal_hold(user=pair_users[0], amount=2_000, idempotency_key="w:2")
     for key, amount in (("a:1", 1_234), ("a:2", -234)):
         wallet_services.staff_adjust(
             user=pair_users[1],
@@ -89,7 +92,10 @@ def test_every_figure_of_a_known_history(history):
     assert now.stakes_returned == STAKE
     assert now.banks_settled == (2 + 3) * STAKE
     assert now.commission == pair.commission == 1_000
+    assert now.withdrawals_requested == 7_000
     assert now.withdrawals_paid == 5_000
+    assert now.withdrawals_pending == 2_000
+    assert by_day[today - timedelta(days=1)].withdrawals_pending == 0
     assert now.staff_adjustments == 1_000
     assert all(
         bucket.deposits == bucket.stakes_held == 0 for bucket in report.buckets if bucket != now
@@ -116,19 +122,22 @@ def test_the_money_reconciles_with_the_ledger(history):
     today = timezone.localdate()
     total = operations_report(since=today - timedelta(days=30), until=today, grouping="week").total
     assert total.deposits == ledger_sum("deposit", account__kind="user")
-    assert total.withdrawals_paid == -ledger_sum("withdrawal", account__kind="user")
+    assert total.withdrawals_requested == -ledger_sum("withdraw_hold", account__kind="user")
+    assert total.withdrawals_paid == ledger_sum("withdrawal", account__kind="external")
+    pending = Account.objects.get(kind=Account.Kind.PENDING_PAYOUTS).balance
+    assert total.withdrawals_pending == pending == 2_000
     assert total.stakes_held == ledger_sum("stake_hold", account__kind="table_bank")
     assert total.stakes_returned == -ledger_sum("stake_release", account__kind="table_bank")
     assert total.banks_settled == -ledger_sum("bank_settle", account__kind="table_bank")
     assert total.commission == ledger_sum("bank_settle", account__kind="house")
     assert total.staff_adjustments == ledger_sum("adjustment", account__kind="user")
-    # What the players hold now is what came in, less what went out, the house's cut and the
-    # stakes still on the tables.
+    # What the players hold now is what came in, less what they asked to withdraw, the house's
+    # cut and the stakes still on the tables.
     wallets = Entry.objects.filter(account__kind="user").aggregate(s=Sum("amount"))["s"]
     on_tables = Entry.objects.filter(account__kind="table_bank").aggregate(s=Sum("amount"))["s"]
     assert wallets == (
         total.deposits
-        - total.withdrawals_paid
+        - total.withdrawals_requested
         + total.staff_adjustments
         - total.commission
         - on_tables
@@ -138,8 +147,8 @@ def test_the_money_reconciles_with_the_ledger(history):
 def _figures(bucket) -> tuple:
     return (
         bucket.moved,
-        bucket.to_players,
-        bucket.to_house,
+        bucket.net,
+        bucket.withdrawals_pending,
         bucket.games_by_players,
         bucket.new_players,
         bucket.active_players,
