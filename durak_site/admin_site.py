@@ -1,4 +1,4 @@
-"""The staff admin site: page titles that read well in Russian.
+"""The staff admin site: page titles that read well in Russian, and reports among the models.
 
 Django's admin builds titles as "Select %s to view", "Change %s", "Add %s" around a model's
 nominative name, which Russian needs in the accusative («Выберите игру», not «Выберите
@@ -9,8 +9,11 @@ plural name)``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext, pgettext
 
@@ -63,7 +66,40 @@ class AccusativeTitlesMixin:
         return actions
 
 
+@dataclass(frozen=True)
+class AppLink:
+    """A page of an app that is no model's list (a report), shown among the app's models."""
+
+    app_label: str
+    name: str
+    url_name: str
+    permission: str
+
+
 class StaffAdminSite(admin.AdminSite):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._app_links: list[AppLink] = []
+
+    def add_app_link(self, app_label: str, name, url_name: str, permission: str) -> None:
+        self._app_links.append(AppLink(app_label, name, url_name, permission))
+
+    def get_app_list(self, request, app_label=None):
+        apps = super().get_app_list(request, app_label)
+        for app in apps:
+            for link in self._app_links:
+                if link.app_label == app["app_label"] and request.user.has_perm(link.permission):
+                    app["models"].append(
+                        {
+                            "name": link.name,
+                            "object_name": link.url_name,
+                            "admin_url": reverse(link.url_name),
+                            "view_only": True,
+                            "perms": {"view": True},
+                        }
+                    )
+        return apps
+
     def register(self, model_or_iterable, admin_class=None, **options):
         admin_class = admin_class or admin.ModelAdmin
         titled = type(admin_class.__name__, (AccusativeTitlesMixin, admin_class), {})

@@ -128,7 +128,6 @@ class TableAdmin(admin.ModelAdmin):
 @admin.register(Game)
 class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
     resource_classes = [GameResource, PayoutResource]
-    change_list_template = "games/admin/game_change_list.html"
     list_display = [
         "id",
         "table",
@@ -220,3 +219,8 @@ class PayoutSchemeAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+admin.site.add_app_link(
+    "games", _("Operations report"), "admin:games_operations_report", "games.view_game"
+)

@@ -173,6 +173,7 @@ def test_weeks_and_months_add_up_to_the_days(history):
 
 def test_the_page_shows_the_figures_and_a_chart_and_exports_them(client, history):
     client.force_login(history["staff"])
+    assert REPORT in client.get(reverse("admin:app_list", args=["games"])).content.decode()
     today = timezone.localdate()
     query = f"?since={today - timedelta(days=6)}&until={today}&grouping=day"
     page = client.get(REPORT + query)
