@@ -102,6 +102,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "wallet.context_processors.header_balance",
+                "wallet.context_processors.play_reminder",
             ],
         },
     },

@@ -27,7 +27,15 @@ from wallet.admin_filters import (
     titled,
 )
 from wallet.forms import StaffAdjustmentForm, WithdrawalDecisionForm
-from wallet.models import Account, Entry, LedgerTransaction, Payment, Withdrawal
+from wallet.models import (
+    Account,
+    Entry,
+    LedgerTransaction,
+    Payment,
+    PlayerLimit,
+    SelfExclusion,
+    Withdrawal,
+)
 from wallet.money import format_money, money_display, parse_major_units
 from wallet.resources import EntryResource, LedgerTransactionResource
 from wallet.selectors import account_statement
@@ -349,3 +357,26 @@ class WithdrawalAdmin(ReadOnlyAdmin):
             "form": form,
         }
         return TemplateResponse(request, "wallet/admin/withdrawal_decide.html", context)
+
+
+@admin.register(PlayerLimit)
+class PlayerLimitAdmin(ReadOnlyAdmin):
+    """Limits players set for themselves; only the player changes them."""
+
+    list_display = ["user", "kind", "value", "pending_value", "pending_from", "updated_at"]
+    list_filter = ["kind"]
+    search_fields = ["user__username", "user__email"]
+    list_select_related = ["user"]
+    fields = list_display
+    readonly_fields = fields
+
+
+@admin.register(SelfExclusion)
+class SelfExclusionAdmin(ReadOnlyAdmin):
+    """Breaks from play; nobody can shorten one, staff included."""
+
+    list_display = ["user", "started_at", "ends_at"]
+    search_fields = ["user__username", "user__email"]
+    list_select_related = ["user"]
+    fields = list_display
+    readonly_fields = fields

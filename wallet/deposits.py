@@ -18,7 +18,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from wallet import services
+from wallet import limits, services
 from wallet.models import Payment
 from wallet.money import format_money
 from wallet.payments import InvalidNotification, PaymentProvider, get_provider
@@ -54,6 +54,7 @@ def deposit_start(*, user, amount: int, provider_code: str, site_url: str) -> Ch
         )
     with transaction.atomic():
         services.lock_wallet(user=user)
+        limits.check_deposit(user=user, amount=amount)
         now = timezone.now()
         payment = Payment.objects.create(
             user=user,

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from wallet.money import money_label
+from wallet.money import money_label, parse_major_units
 
 
 class StaffAdjustmentForm(forms.Form):
@@ -92,4 +92,60 @@ class WithdrawalDecisionForm(forms.Form):
         max_length=500,
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+
+class LimitsForm(forms.Form):
+    """The player's own limits; an empty field means no limit."""
+
+    MONEY_FIELDS = {
+        "deposit_day": _("Deposits per day"),
+        "deposit_week": _("Deposits per week"),
+        "deposit_month": _("Deposits per month"),
+        "loss_day": _("Losses per day"),
+        "loss_week": _("Losses per week"),
+        "loss_month": _("Losses per month"),
+    }
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name, label in self.MONEY_FIELDS.items():
+            self.fields[name] = forms.DecimalField(
+                label=money_label(label),
+                min_value=Decimal("0.01"),
+                max_digits=14,
+                decimal_places=2,
+                required=False,
+            )
+        self.fields["play_reminder"] = forms.IntegerField(
+            label=_("Remind me after this many minutes of play"),
+            min_value=1,
+            max_value=24 * 60,
+            required=False,
+        )
+
+    def limit_values(self) -> dict[str, int | None]:
+        """Each limit in the unit it is kept in (minor units, minutes); None for no limit."""
+        values = {}
+        for name, value in self.cleaned_data.items():
+            if value is None or name == "play_reminder":
+                values[name] = value
+            else:
+                values[name] = parse_major_units(value)
+        return values
+
+
+class BreakForm(forms.Form):
+    length = forms.ChoiceField(
+        label=_("Take a break from play"),
+        choices=[
+            ("24h", _("24 hours")),
+            ("7d", _("7 days")),
+            ("30d", _("30 days")),
+            ("forever", _("for good")),
+        ],
+        widget=forms.RadioSelect,
+    )
+    confirm = forms.BooleanField(
+        label=_("I understand that a break cannot be shortened or cancelled."), required=True
     )

@@ -326,3 +326,73 @@ class Withdrawal(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.user}"
+
+
+class PlayerLimit(models.Model):
+    """A limit a player set for himself. A lower one applies at once; a higher one (or none)
+    only after a cooling-off delay, kept in ``pending_value`` until ``pending_from``."""
+
+    class Kind(models.TextChoices):
+        DEPOSIT_DAY = "deposit_day", _("deposits per day")
+        DEPOSIT_WEEK = "deposit_week", _("deposits per week")
+        DEPOSIT_MONTH = "deposit_month", _("deposits per month")
+        LOSS_DAY = "loss_day", _("losses per day")
+        LOSS_WEEK = "loss_week", _("losses per week")
+        LOSS_MONTH = "loss_month", _("losses per month")
+        PLAY_REMINDER = "play_reminder", _("reminder after minutes of play")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="limits",
+    )
+    kind = models.CharField(_("limit"), max_length=16, choices=Kind.choices)
+    # Minor units for money limits, minutes for the reminder; None means no limit.
+    value = models.BigIntegerField(_("value"), null=True, blank=True)
+    pending_value = models.BigIntegerField(_("pending value"), null=True, blank=True)
+    pending_from = models.DateTimeField(_("pending value applies from"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("updated"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("player limit")
+        verbose_name_plural = _("player limits")
+        ordering = ["user_id", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind"], name="wallet_one_limit_per_kind"),
+            models.CheckConstraint(
+                condition=(Q(value__isnull=True) | Q(value__gt=0))
+                & (Q(pending_value__isnull=True) | Q(pending_value__gt=0)),
+                name="wallet_limit_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.get_kind_display()}"
+
+    def effective(self, now) -> int | None:
+        if self.pending_from is not None and self.pending_from <= now:
+            return self.pending_value
+        return self.value
+
+
+class SelfExclusion(models.Model):
+    """A break a player took from play; ``ends_at`` None is for good. Never shortened."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="breaks",
+    )
+    started_at = models.DateTimeField(_("started"), default=timezone.now)
+    ends_at = models.DateTimeField(_("ends"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("break from play")
+        verbose_name_plural = _("breaks from play")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["user", "ends_at"], name="wallet_break_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.started_at:%Y-%m-%d}"

@@ -7,6 +7,7 @@ urlpatterns = [
     path("wallet/deposit/", views.deposit, name="deposit"),
     path("wallet/deposit/<uuid:reference>/", views.deposit_status, name="deposit_status"),
     path("wallet/withdraw/", views.withdraw, name="withdraw"),
+    path("wallet/limits/", views.limits_page, name="limits"),
     path(
         "wallet/withdraw/<int:withdrawal_id>/cancel/",
         views.withdrawal_cancel,

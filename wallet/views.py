@@ -1,19 +1,22 @@
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from durak_site.security import policy_for
-from wallet import deposits, withdrawals
-from wallet.forms import DepositForm, WithdrawalForm
+from wallet import deposits, limits, withdrawals
+from wallet.forms import BreakForm, DepositForm, LimitsForm, WithdrawalForm
 from wallet.models import LedgerTransaction, Payment
-from wallet.money import parse_major_units
+from wallet.money import MINOR_UNITS_PER_MAJOR, parse_major_units
 from wallet.payments import enabled_providers
 from wallet.payments.test_provider import TestProvider
 from wallet.selectors import (
@@ -156,3 +159,46 @@ def withdrawal_cancel(request: HttpRequest, withdrawal_id: int) -> HttpResponse:
     except WalletError as error:
         messages.error(request, error.message)
     return redirect("withdraw")
+
+
+@login_required
+def limits_page(request: HttpRequest) -> HttpResponse:
+    """The player's own limits and breaks from play."""
+    states = limits.limits_of(user=request.user)
+    shown = {
+        kind: state.value
+        if state.value is None or kind == "play_reminder"
+        else Decimal(state.value) / MINOR_UNITS_PER_MAJOR
+        for kind, state in states.items()
+    }
+    limits_form = LimitsForm(request.POST if "save_limits" in request.POST else None, initial=shown)
+    break_form = BreakForm(request.POST if "take_break" in request.POST else None)
+    if request.method == "POST":
+        try:
+            if limits_form.is_bound and limits_form.is_valid():
+                for kind, value in limits_form.limit_values().items():
+                    state = states[kind]
+                    unchanged = value == state.value or (
+                        state.pending_from is not None and value == state.pending_value
+                    )
+                    if not unchanged:
+                        limits.limit_set(user=request.user, kind=kind, value=value)
+                messages.success(request, _("Your limits are saved."))
+                return redirect("limits")
+            if break_form.is_bound and break_form.is_valid():
+                limits.break_start(user=request.user, length=break_form.cleaned_data["length"])
+                messages.success(request, _("Your break from play has started."))
+                return redirect("limits")
+        except WalletError as error:
+            messages.error(request, error.message)
+            return redirect("limits")
+    return render(
+        request,
+        "wallet/limits.html",
+        {
+            "limits_form": limits_form,
+            "break_form": break_form,
+            "states": states,
+            "current_break": limits.active_break(user=request.user),
+        },
+    )

@@ -20,7 +20,7 @@ from django.utils import translation
 from durak_site.admin_site import accusative
 from tests.games.test_services import play_out, seated_game
 from tests.players import create_player
-from wallet import deposits, withdrawals
+from wallet import deposits, limits, withdrawals
 from wallet import services as wallet_services
 
 pytestmark = pytest.mark.django_db
@@ -121,6 +121,8 @@ def history():
     withdrawals.withdrawal_request(
         user=users[0], amount=100_00, payout_details="card", request_key="withdrawal:1"
     )
+    limits.limit_set(user=users[1], kind="loss_day", value=100_00)
+    limits.break_start(user=users[1], length="24h")
     return staff
 
 
