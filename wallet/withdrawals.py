@@ -138,7 +138,9 @@ def _check_staff(staff_user) -> None:
 def _lock(withdrawal_id, *, user=None) -> Withdrawal:
     if type(withdrawal_id) is not int:
         raise WithdrawalError(_("There is no such withdrawal."))
-    withdrawals = Withdrawal.objects.select_for_update().select_related("user")
+    # Only the withdrawal row: a lock on the joined user row would block the deferred foreign
+    # key checks of the player's other transactions at their commit (a deadlock).
+    withdrawals = Withdrawal.objects.select_for_update(of=("self",)).select_related("user")
     if user is not None:
         withdrawals = withdrawals.filter(user_id=user.pk)
     withdrawal = withdrawals.filter(pk=withdrawal_id).first()
