@@ -41,6 +41,8 @@ ERROR_MESSAGES: dict[str, Promise] = {
     "rematch_already_confirmed": _("You have already confirmed the rematch."),
     "insufficient_funds": _("Not enough money in the wallet."),
     "wallet_error": _("The money command was refused."),
+    "self_excluded": _("You are on a break from play."),
+    "limit_reached": _("This stake could pass your loss limit."),
 }
 
 

@@ -15,6 +15,7 @@ from games.errors import ERROR_MESSAGES, GameError
 from games.models import Seat, Table
 from games.services import play
 from games.services._locks import active_seats, current_version, is_int, lock_table
+from wallet import limits
 from wallet import services as wallet_services
 from wallet.services import WalletError
 
@@ -144,6 +145,8 @@ def seat_take(*, table: Table, user, position: int) -> Seat:
     """Seat the user and hold his stake (table row locked by the caller)."""
     seat = Seat.objects.create(table=table, user=user, position=position)
     try:
+        # Breaks from play and loss limits, checked under the player's wallet lock.
+        limits.check_stake(user=user, amount=table.stake)
         wallet_services.stake_hold(
             user=user,
             table_id=table.pk,

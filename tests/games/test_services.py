@@ -528,8 +528,10 @@ def test_a_player_without_the_stake_cannot_confirm_and_unconfirmed_rematches_exp
     # The loser spends what is left, so he cannot hold another stake.
     from wallet import services as wallet_services
 
-    wallet_services.withdrawal_hold(
-        user=loser, amount=user_balance(user=loser), idempotency_key="spend-all"
+    spent = user_balance(user=loser)
+    wallet_services.withdrawal_hold(user=loser, amount=spent, idempotency_key="spend-all")
+    wallet_services.withdrawal_pay(
+        amount=spent, idempotency_key="spend-all:pay", initiated_by=None, memo="cash out"
     )
     with pytest.raises(GameError) as refused:
         services.rematch_confirm(game_id=game.pk, user=loser)

@@ -72,8 +72,9 @@ def make_history() -> None:
     play_out(game, users)
     waiting = create_player(balance=50_000)
     game_services.table_create(user=waiting, stake=10_000, seats=4)
-    wallet_services.withdraw(
-        user=users[0], amount=1_234, idempotency_key="w:1", initiated_by=None, memo="card"
+    wallet_services.withdrawal_hold(user=users[0], amount=1_234, idempotency_key="w:1")
+    wallet_services.withdrawal_pay(
+        amount=1_234, idempotency_key="w:1:pay", initiated_by=staff, memo="card"
     )
     wallet_services.staff_adjust(
         user=users[1], amount=-100, reason="chargeback", staff_user=staff, idempotency_key="a:1"
