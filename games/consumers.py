@@ -43,6 +43,7 @@ CLOSE_TOO_MANY_SOCKETS = 4429
 TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "act": {"action": dict, "version": int},
     "sync": {"version": int},
+    "back": {},
     "ping": {},
 }
 LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
@@ -230,6 +231,12 @@ class TableConsumer(JsonSocket):
 
     async def on_sync(self, message: dict) -> None:
         await self.send_state()
+
+    async def on_back(self, message: dict) -> None:
+        try:
+            await database_sync_to_async(services.seat_back)(table_id=self.table_id, user=self.user)
+        except GameError as error:
+            await self.send_error(error.code, error.message)
 
     async def on_act(self, message: dict) -> None:
         try:

@@ -18,6 +18,7 @@ from games.services.away import (
     presence_connect,
     presence_disconnect,
     presence_heartbeat,
+    seat_back,
     seat_mark_away,
 )
 from games.services.play import game_apply_action, game_timeout
@@ -39,6 +40,7 @@ __all__ = [
     "presence_connect",
     "presence_disconnect",
     "presence_heartbeat",
+    "seat_back",
     "rematch_confirm",
     "rematch_expire",
     "seat_mark_away",

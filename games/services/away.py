@@ -9,9 +9,10 @@ from django.utils import timezone
 
 from games import effects, presence
 from games.engine import Game as EngineGame
+from games.errors import GameError
 from games.models import Game, Seat, Table
 from games.services import play
-from games.services._locks import active_seats, current_version
+from games.services._locks import active_seats, current_version, lock_table
 
 
 def presence_connect(*, table_id: int, user, connection: str) -> None:
@@ -104,4 +105,21 @@ def seat_mark_away(*, seat_id: int) -> bool:
             play.advance_and_save(table=table, game=game, engine=engine)
         else:
             effects.announce(table=table, version=game.version, lobby=False)
+    return True
+
+
+def seat_back(*, table_id: int, user) -> bool:
+    """The player says he is back («Я вернулся»): the server stops playing for him and his
+    timeouts start from zero. False when he was not marked away."""
+    with transaction.atomic(durable=True):
+        table = lock_table(table_id)
+        seat = active_seats(table).select_for_update().filter(user_id=user.pk).first()
+        if seat is None:
+            raise GameError("not_seated")
+        if not seat.away:
+            return False
+        seat.away = False
+        seat.consecutive_timeouts = 0
+        seat.save(update_fields=["away", "consecutive_timeouts"])
+        effects.announce(table=table, version=current_version(table), lobby=False)
     return True

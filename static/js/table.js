@@ -5,11 +5,14 @@
 import { readJson, t } from "./i18n.js";
 import { ReconnectingSocket, TOO_MANY_SOCKETS } from "./socket.js";
 import { CardDrag } from "./table/drag.js";
+import { cardFlights } from "./table/flights.js";
+import { cardRects, flightMs, fly, motionCount, stopFlights } from "./table/motion.js";
 import { dropMove, moveOptions, nextSelection } from "./table/moves.js";
 import { onSettingsChange, settings } from "./table/settings.js";
 import { isMyTurn, soundFor } from "./table/signals.js";
 import { played, playSound } from "./table/sound.js";
 import { TableStore } from "./table/store.js";
+import { bindAway, renderAway } from "./table/views/away.js";
 import { bindActions, renderActions } from "./table/views/actions.js";
 import { tickCountdown } from "./table/views/clock.js";
 import { renderDeck } from "./table/views/deck.js";
@@ -73,6 +76,7 @@ function render() {
   renderResult(ctx);
   renderSeatButtons(ctx);
   renderTurn(ctx);
+  renderAway(ctx);
   tickCountdown(store);
 }
 
@@ -117,9 +121,12 @@ function errorText(message) {
 function onMessage(message) {
   if (message.type === "state") {
     drag.cancel(); // the hand under the finger may be about to change
+    stopFlights();
     const previous = store.state;
+    const before = cardRects();
     if (!store.receive(message)) return;
     render();
+    animate(previous, message, before);
     // A rematch begins with the page scrolled down to the last result: show the new deal.
     if (previous.game && previous.game.id !== message.game?.id) window.scrollTo({ top: 0 });
     signal(previous, message);
@@ -129,6 +136,14 @@ function onMessage(message) {
     showToast(errorText(message), true);
     render();
   }
+}
+
+/** Fly the cards that moved from `previous` to `next` from where they were (`before`). */
+function animate(previous, next, before) {
+  const sameGame = previous.game?.id === next.game?.id;
+  const events = next.events || [];
+  const actor = events.length ? events[events.length - 1].seat : null;
+  fly(cardFlights(sameGame ? previous.view : null, next.view, actor), before, flightMs(settings().motion));
 }
 
 /** Sound, and a notification when the own turn begins in a hidden tab. */
@@ -166,6 +181,8 @@ els.playfield.addEventListener("click", (event) => {
   const attack = event.target.closest(".pcard.attack");
   if (!playOn(attack ? attack.dataset.card : null) && attack) showToast(t("error_cannot_beat"), true);
 });
+
+bindAway(() => socket.send({ type: "back" }));
 
 bindActions({
   play: () => playOn(null),
@@ -258,6 +275,7 @@ onSettingsChange((current) => {
 window.durakTable = {
   get state() { return store.state; },
   get sounds() { return [...played]; },
+  get flights() { return motionCount.started; },
   get inFlight() { return Boolean(store.inFlight); },
   get connected() { return socket.connected; },
 };

@@ -343,3 +343,72 @@ def test_the_discard_pile_counts_and_lists_every_card_beaten_off(
     expect(listed).to_have_count(len(discard))
     assert sorted(listed.evaluate_all("cards => cards.map(c => c.dataset.card)")) == sorted(discard)
     screenshot(page, f"discard-{'phone' if viewport is PHONE else 'desktop'}")
+
+
+def test_cards_fly_briefly_and_a_state_mid_flight_leaves_the_board_right(
+    browser, live_url, off_loop
+):
+    game, page, watcher = both_pages(browser, live_url, off_loop, "fly", DESKTOP, "ru-RU")
+    # Slow the page's animations fifty-fold, so that the next state surely lands mid-flight.
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Animation.enable")
+    cdp.send("Animation.setPlaybackRate", {"playbackRate": 0.02})
+    lead(page)
+    wait_for_version(page, game.version + 1)
+    assert page.evaluate("() => window.durakTable.flights") >= 1
+    assert page.evaluate("() => document.getAnimations().length") >= 1
+
+    wait_for_version(watcher, game.version + 1)
+    watcher.get_by_test_id("take").click()
+    wait_for_version(page, game.version + 2)
+    cdp.send("Animation.setPlaybackRate", {"playbackRate": 1})
+    page.wait_for_function("() => document.getAnimations().length === 0")
+    expect(page.locator(".flying")).to_have_count(0)
+    table = page.evaluate("() => window.durakTable.state.view.table")
+    shown = page.locator("#playfield .pcard").evaluate_all(
+        "cards => cards.map(c => [c.dataset.card, getComputedStyle(c).transform])"
+    )
+    assert sorted(code for code, _ in shown) == sorted(
+        card for pair in table for card in (pair["attack"], pair["defense"]) if card
+    )
+    assert all(transform in ("none", "matrix(1, 0, 0, 1, 0, 0)") for _, transform in shown)
+
+
+def test_a_reduced_motion_context_shows_no_animation(browser, live_url, off_loop):
+    table, leader, other = started_game(off_loop, ("calmlead", "calmother"))
+    context = browser.new_context(viewport=DESKTOP, locale="ru-RU", reduced_motion="reduce")
+    page = log_in_context(context, live_url, leader)
+    page.goto(f"{live_url}/table/{table.pk}/")
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    watcher = open_table(browser, live_url, other, table.pk)
+    version = page.evaluate("() => window.durakTable.state.version")
+    lead(page)
+    wait_for_version(watcher, version + 1)
+    watcher.get_by_test_id("take").click()
+    wait_for_version(page, version + 2)
+    assert page.evaluate("() => window.durakTable.flights") == 0
+    assert page.evaluate("() => document.getAnimations().length") == 0
+    assert watcher.evaluate("() => window.durakTable.flights") >= 1
+
+
+def test_an_away_player_reads_why_and_comes_back_with_one_button(browser, live_url, off_loop):
+    from games.models import Seat
+
+    game, page, watcher = both_pages(browser, live_url, off_loop, "away", PHONE, "ru-RU")
+    position = EngineGame.from_dict(game.state).attacker  # the seat of the leader's page
+    seat = Seat.objects.get(table_id=game.table_id, position=position, left_at__isnull=True)
+    Seat.objects.filter(pk=seat.pk).update(away=True)
+    for each in (page, watcher):
+        each.reload()
+        each.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    badge = watcher.locator(f".seat[data-seat='{position}'] .role.away")
+    expect(badge).to_have_count(1)
+    notice = page.get_by_test_id("away-notice")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("сервер сразу ходит за вас")
+    expect(watcher.get_by_test_id("away-notice")).to_be_hidden()
+    page.get_by_test_id("back").click()
+    expect(notice).to_be_hidden()
+    expect(badge).to_have_count(0)
+    seat.refresh_from_db()
+    assert not seat.away

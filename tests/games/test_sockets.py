@@ -536,3 +536,41 @@ async def test_errors_speak_the_users_language(snapshots):
     assert (await english.receive_json_from())["message"] == "The message is not valid JSON."
     await english.disconnect()
     await russian.close()
+
+
+@db
+def mark_away(table: Table, user) -> None:
+    Seat.objects.filter(table=table, user=user).update(away=True, consecutive_timeouts=2)
+
+
+@db
+def seat_of(table: Table, user) -> Seat:
+    return Seat.objects.get(table=table, user=user, left_at__isnull=True)
+
+
+async def test_a_player_marked_away_says_he_is_back_and_the_mark_clears(snapshots):
+    users = await players(3)
+    table = await open_table(users[:2], 2)
+    first, second = await connect_all(users[:2], table, snapshots)
+    await first.receive("state")  # the second player's arrival
+    await mark_away(table, users[0])
+    await first.send({"type": "sync", "version": 0})
+    assert (await first.receive("state"))["players"][0]["away"] is True
+
+    await first.send({"type": "back"})
+    state = await first.receive("state")
+    assert state["players"][0]["away"] is False
+    assert (await second.receive("state"))["players"][0]["away"] is False
+    seat = await seat_of(table, users[0])
+    assert not seat.away and seat.consecutive_timeouts == 0
+
+    # Saying it again changes nothing; a spectator may not say it at all.
+    await first.send({"type": "back"})
+    await first.send({"type": "sync", "version": 0})
+    assert (await first.receive("state"))["players"][0]["away"] is False
+    watcher = TableClient(users[2], table.pk, snapshots)
+    await watcher.connect()
+    await watcher.send({"type": "back"})
+    assert (await watcher.receive("error"))["code"] == "not_seated"
+    for client in (first, second, watcher):
+        await client.close()
