@@ -4,8 +4,8 @@ import { t } from "./i18n.js";
 
 /**
  * Build a log line. `event` has seat, action, automatic, bout and lead (the server marks the
- * move that opened its bout, even when the log no longer reaches back to the bout's start);
- * `nameOf(seat)` gives the nickname.
+ * move that opened its bout, even when the log no longer reaches back to the bout's start),
+ * and `beatenOff` for the leader's «Бито» pass; `nameOf(seat)` gives the nickname.
  * Returns a DocumentFragment so card codes can be coloured.
  */
 export function describeEvent(event, { nameOf }) {
@@ -16,7 +16,7 @@ export function describeEvent(event, { nameOf }) {
     defend: "log_defend",
     transfer: "log_transfer",
     take: "log_take",
-    pass: "log_pass",
+    pass: event.beatenOff ? "log_done" : "log_pass",
   };
   const key = keyByType[action.type] || "log_unknown";
   const template = t(key);

@@ -2,9 +2,12 @@
 import { cardElement, sortHand, SUIT_SYMBOLS } from "./cards.js";
 import { describeEvent } from "./events.js";
 import { readJson, t } from "./i18n.js";
+import { beatenOffPasses } from "./table/moves.js";
 
 const data = readJson("replay-data");
 const steps = data.steps;
+// Whether each move (step 1 on) was the leader's «Бито» rather than a thrower's «Пас».
+const beatenOff = [false, ...beatenOffPasses(steps.slice(1).map((step) => step.event))];
 const nameOf = (seat) => data.players[seat] ?? t("seat_n", { n: seat + 1 });
 const slider = document.getElementById("replay-slider");
 slider.max = String(steps.length - 1);
@@ -14,7 +17,8 @@ function render() {
   const step = steps[index];
   slider.value = String(index);
   const caption = document.getElementById("replay-step");
-  caption.replaceChildren(index ? describeEvent(step.event, { nameOf }) : t("replay_start"));
+  const event = index ? { ...step.event, beatenOff: beatenOff[index] } : null;
+  caption.replaceChildren(event ? describeEvent(event, { nameOf }) : t("replay_start"));
   document.getElementById("replay-counter").textContent = t("replay_step", { n: index, total: steps.length - 1 });
 
   const deck = document.getElementById("replay-deck");

@@ -412,3 +412,29 @@ def test_an_away_player_reads_why_and_comes_back_with_one_button(browser, live_u
     expect(badge).to_have_count(0)
     seat.refresh_from_db()
     assert not seat.away
+
+
+def test_the_log_says_the_word_the_player_pressed(browser, live_url, off_loop):
+    host, guest = funded_player("wordhost"), funded_player("wordguest")
+    table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
+    off_loop(services.table_join, table_id=table.pk, user=guest)
+    game = Game.objects.get(table=table)
+    users = {host.pk: host, guest.pk: guest}
+
+    def leader_may_pass(engine) -> bool:
+        leader = engine.attacker
+        return leader in engine.waiting_for and {"type": "pass"} in engine.legal_actions(leader)
+
+    engine = play_until(off_loop, game, users, leader_may_pass)
+    leader = users[game.players[engine.attacker]]
+    page = log_in(browser, live_url, leader, DESKTOP)
+    page.goto(f"{live_url}/table/{table.pk}/")
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    button = page.get_by_test_id("pass")
+    pressed = button.inner_text().strip().lower()
+    assert pressed == ("пас" if engine.view(None)["taking"] else "бито")
+    button.click()
+    wait_for_version(page, game.version + 1)
+    expect(page.get_by_test_id("log").locator("li").first).to_have_text(
+        f"{leader.username}: {pressed}"
+    )

@@ -4,6 +4,7 @@ import { test } from "node:test";
 
 import {
   beatTargets,
+  beatenOffPasses,
   dropMove,
   moveOptions,
   nextSelection,
@@ -118,4 +119,14 @@ test("the status line names the own task or the waited seats", () => {
   const thrown = { ...base, table: [{ attack: "6S", defense: "7S" }], waiting_for: [0] };
   assert.deepEqual(statusLine(thrown, 0, false), { key: "you_may_throw_done" });
   assert.deepEqual(statusLine({ ...thrown, taking: true }, 0, false), { key: "you_may_throw_taking" });
+});
+
+test("the leader's pass with nothing taken is «Бито», any other pass «Пас»", () => {
+  const move = (seat, bout, type, lead = false) => ({ seat, bout, lead, action: { type } });
+  const events = [
+    move(0, 0, "attack", true), move(1, 0, "defend"), move(2, 0, "pass"), move(0, 0, "pass"),
+    move(1, 1, "attack", true), move(2, 1, "take"), move(1, 1, "pass"),
+    move(2, 2, "pass"),
+  ];
+  assert.deepEqual(beatenOffPasses(events), [false, false, false, true, false, false, false, false]);
 });

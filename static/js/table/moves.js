@@ -83,3 +83,18 @@ export function statusLine(view, seat, inFlight) {
   if (!waiting.length) return null;
   return { key: "waiting_for", seats: waiting };
 }
+
+/**
+ * Whether each pass in `events` (consecutive moves, oldest first) was the leader's «Бито»:
+ * the bout's leader passing with nothing taken. Others are a thrower's «Пас». A bout whose
+ * lead lies before the first event given counts its passes as «Пас».
+ */
+export function beatenOffPasses(events) {
+  const leaders = new Map();
+  const taken = new Set();
+  return events.map((event) => {
+    if (event.lead) leaders.set(event.bout, event.seat);
+    if (event.action?.type === "take") taken.add(event.bout);
+    return event.action?.type === "pass" && leaders.get(event.bout) === event.seat && !taken.has(event.bout);
+  });
+}

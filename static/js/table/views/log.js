@@ -2,6 +2,7 @@
 import { describeEvent } from "../../events.js";
 import { t } from "../../i18n.js";
 import { logBouts } from "../layout.js";
+import { beatenOffPasses } from "../moves.js";
 import { region } from "../region.js";
 import { element } from "../dom.js";
 
@@ -9,7 +10,9 @@ const node = document.getElementById("log");
 
 const draw = region(({ events }, nameOf) => {
   const items = [];
-  logBouts(events).reverse().forEach((bout, index) => {
+  const done = beatenOffPasses(events);
+  const marked = events.map((event, index) => ({ ...event, beatenOff: done[index] }));
+  logBouts(marked).reverse().forEach((bout, index) => {
     if (index) {
       const separator = element("li", "bout-sep");
       separator.setAttribute("role", "separator");

@@ -2,6 +2,7 @@
 import { backElement } from "../../cards.js";
 import { t } from "../../i18n.js";
 import { displayOrder, placeOf } from "../layout.js";
+import { passIsDone } from "../moves.js";
 import { region } from "../region.js";
 import { element, fromTemplate, slot } from "../dom.js";
 
@@ -39,7 +40,8 @@ function seatElement(seat, inputs, isMe) {
     if (out) role("out", t("role_out"));
     else if (v.attacker === seat) role("attack", t("role_attacker"));
     if (!out && v.defender === seat) role(v.taking ? "taking" : "defend", v.taking ? t("role_taking") : t("role_defender"));
-    if (v.passed.includes(seat)) role("passed", t("role_passed"));
+    // The leader who passes with everything beaten said «Бито»; a thrower who is done, «Пас».
+    if (v.passed.includes(seat)) role("passed", passIsDone(v, seat) ? t("role_done") : t("role_passed"));
   }
   if (player.away) role("away", t("role_away"));
   if (offline) role("offline", t("role_offline"));
