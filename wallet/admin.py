@@ -119,6 +119,7 @@ class AccountAdmin(ReadOnlyAdmin):
                     reason=data["reason"],
                     staff_user=request.user,
                     idempotency_key=f"adjust:{data['request_key']}",
+                    kind=data["kind"],
                 )
             except services.WalletError as error:
                 form.add_error(None, error.message)

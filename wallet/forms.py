@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from wallet.models import LedgerTransaction
 from wallet.money import money_label, parse_major_units
 
 
@@ -25,6 +26,16 @@ class StaffAdjustmentForm(forms.Form):
     )
     amount = forms.DecimalField(
         label=money_label(_("Amount")), min_value=Decimal("0.01"), max_digits=14, decimal_places=2
+    )
+    # Never a deposit: money the player brought is kept apart from money staff gave or took.
+    kind = forms.ChoiceField(
+        label=_("Shown as"),
+        choices=[
+            (LedgerTransaction.Kind.ADJUSTMENT, _("Adjustment (a correction)")),
+            (LedgerTransaction.Kind.BONUS, _("Bonus (credits only)")),
+        ],
+        initial=LedgerTransaction.Kind.ADJUSTMENT,
+        widget=forms.RadioSelect,
     )
     reason = forms.CharField(
         label=_("Reason"), max_length=500, widget=forms.Textarea(attrs={"rows": 3})

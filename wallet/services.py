@@ -204,12 +204,27 @@ def bank_settle(
     return Settlement(transaction=ledger_transaction, commission=commission, payouts=payouts)
 
 
+STAFF_KINDS = (LedgerTransaction.Kind.ADJUSTMENT, LedgerTransaction.Kind.BONUS)
+
+
 def staff_adjust(
-    *, user, amount: int, reason: str, staff_user, idempotency_key: str
+    *,
+    user,
+    amount: int,
+    reason: str,
+    staff_user,
+    idempotency_key: str,
+    kind: str = LedgerTransaction.Kind.ADJUSTMENT,
 ) -> LedgerTransaction:
-    """A staff credit (amount > 0) or debit (amount < 0) of a player's wallet, against the house."""
+    """A staff credit (amount > 0) or debit (amount < 0) of a player's wallet, against the house.
+
+    Labelled as an adjustment or, for a credit, a bonus; never as a deposit, so the reports
+    keep money the player brought apart from money staff gave.
+    """
     if type(amount) is not int or amount == 0:
         raise InvalidAmount(_("The amount must be a non-zero whole number of minor units."))
+    if kind not in STAFF_KINDS or (kind == LedgerTransaction.Kind.BONUS and amount < 0):
+        raise InvalidCommand(_("Staff post adjustments, or bonuses as credits."))
     reason = (reason or "").strip()
     if not reason:
         raise InvalidCommand(_("A reason is required."))
@@ -217,7 +232,7 @@ def staff_adjust(
         raise InvalidCommand(_("Only staff may adjust a wallet."))
     with transaction.atomic():
         ledger_transaction = _post(
-            kind=LedgerTransaction.Kind.ADJUSTMENT,
+            kind=kind,
             idempotency_key=idempotency_key,
             movements={_user_account(user): amount, _house_account(): -amount},
             memo=reason,
@@ -229,7 +244,7 @@ def staff_adjust(
             reason=reason,
             target=ledger_transaction,
             player=user,
-            details={"amount": amount},
+            details={"amount": amount, "kind": str(kind)},
             idempotency_key=f"wallet.adjust:{ledger_transaction.pk}",
         )
     return ledger_transaction

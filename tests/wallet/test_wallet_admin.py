@@ -48,6 +48,7 @@ def _adjust(client, **fields):
         "player": "anna",
         "direction": "credit",
         "amount": "12.50",
+        "kind": "adjustment",
         "reason": "Compensation for a lost connection",
         "request_key": page.context["form"]["request_key"].value(),
         **fields,
@@ -71,6 +72,7 @@ def test_staff_credit_records_the_staff_member_and_posts_once(staff_client, staf
         "player": "anna",
         "direction": "credit",
         "amount": "12.50",
+        "kind": "adjustment",
         "reason": "Compensation for a lost connection",
         "request_key": page.context["form"]["request_key"].value(),
     }
@@ -88,6 +90,23 @@ def test_staff_credit_records_the_staff_member_and_posts_once(staff_client, staf
         anna,
         "Compensation for a lost connection",
     )
+
+
+def test_a_staff_bonus_is_its_own_kind_never_a_deposit_and_only_a_credit(
+    client, staff_client, ledger
+):
+    anna, _ = ledger
+    deposits_before = LedgerTransaction.objects.filter(kind="deposit").count()
+    assert _adjust(staff_client, kind="bonus", reason="Welcome bonus").status_code == 302
+    bonus = LedgerTransaction.objects.get(kind="bonus")
+    assert bonus.memo == "Welcome bonus"
+    assert LedgerTransaction.objects.filter(kind="deposit").count() == deposits_before
+    refused = _adjust(staff_client, kind="bonus", direction="debit", amount="1.00")
+    assert refused.status_code == 200
+    assert LedgerTransaction.objects.filter(kind="bonus").count() == 1
+    client.force_login(anna)
+    html = client.get("/wallet/").content.decode()
+    assert "Бонус от администрации" in html and "Welcome bonus" in html
 
 
 def test_staff_debit_cannot_overdraw(staff_client, ledger):
