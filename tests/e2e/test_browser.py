@@ -26,8 +26,11 @@ MOVE_TIMEOUT_S = 10
 GAME_TIMEOUT_S = 90
 
 
-def sign_up(browser, live_url: str, nickname: str, viewport=DESKTOP, locale="ru-RU") -> Page:
-    """A new browser context goes through the real sign-up form; the player is then funded."""
+def sign_up(
+    browser, live_url: str, nickname: str, viewport=DESKTOP, locale="ru-RU", funds: int = FUNDS
+) -> Page:
+    """A new browser context goes through the real sign-up form; the player is then funded
+    with ``funds`` (none when 0)."""
     context = browser.new_context(viewport=viewport, locale=locale)
     context.set_default_timeout(MOVE_TIMEOUT_S * 1000)
     page = context.new_page()
@@ -38,10 +41,12 @@ def sign_up(browser, live_url: str, nickname: str, viewport=DESKTOP, locale="ru-
     page.fill("input[name=password2]", PASSWORD)
     page.locator("form button[type=submit]").last.click()
     expect(page.get_by_test_id("nickname")).to_have_text(nickname)
+    if not funds:
+        return page
     user = get_user_model().objects.get(username=nickname)
     deposit(
         user=user,
-        amount=FUNDS,
+        amount=funds,
         idempotency_key=f"e2e:{nickname}",
         initiated_by=None,
         memo="e2e",
