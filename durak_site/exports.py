@@ -117,6 +117,12 @@ def xlsx_bytes(title: str, headers: Sequence[str], rows: Iterable[Sequence]) -> 
         sheet.column_dimensions[get_column_letter(column)].width = min(width + 2, COLUMN_WIDTH_MAX)
     sheet.freeze_panes = "A2"
     sheet.auto_filter.ref = sheet.dimensions
+    # Printed, the sheet fits the width of a landscape page and repeats its header row.
+    sheet.page_setup.orientation = "landscape"
+    sheet.sheet_properties.pageSetUpPr.fitToPage = True
+    sheet.page_setup.fitToWidth = 1
+    sheet.page_setup.fitToHeight = 0
+    sheet.print_title_rows = "1:1"
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()

@@ -6,6 +6,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.reports import GROUPING_LABELS
+from wallet.forms import PeriodForm
 from wallet.money import money_label, parse_major_units
 
 SEAT_CHOICES = [(n, str(n)) for n in range(2, 7)]
@@ -37,25 +38,16 @@ class TableCreateForm(forms.Form):
         return parse_major_units(self.cleaned_data["stake"])
 
 
-# The browser's date picker reads and writes ISO dates, whatever the page's language.
-DATE_PICKER = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
-
-
-class OperationsReportForm(forms.Form):
-    """The period (local dates, inclusive) and grouping of the operations report."""
+class OperationsReportForm(PeriodForm):
+    """The period and grouping of the operations report, at most a year of it."""
 
     MAX_DAYS = 366
 
-    since = forms.DateField(label=_("From"), widget=DATE_PICKER)
-    until = forms.DateField(label=_("To"), widget=DATE_PICKER)
     grouping = forms.ChoiceField(label=_("Group"), choices=list(GROUPING_LABELS.items()))
 
     def clean(self):
         data = super().clean()
         since, until = data.get("since"), data.get("until")
-        if since and until:
-            if since > until:
-                raise forms.ValidationError(_("The period ends before it starts."))
-            if (until - since).days >= self.MAX_DAYS:
-                raise forms.ValidationError(_("Choose a period of at most a year."))
+        if since and until and (until - since).days >= self.MAX_DAYS:
+            raise forms.ValidationError(_("Choose a period of at most a year."))
         return data

@@ -5,8 +5,17 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from pathlib import Path
 
 import openpyxl
+
+SAMPLES = Path(__file__).resolve().parents[1] / "test-artifacts" / "files"
+
+
+def keep_sample(name: str, response) -> None:
+    """Keep an exported file under test-artifacts/files/ to open it by hand."""
+    SAMPLES.mkdir(parents=True, exist_ok=True)
+    (SAMPLES / name).write_bytes(response.content)
 
 
 @dataclass

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -9,13 +11,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 from durak_site.exports import (
-    EXPORT_FORMATS,
     SpreadsheetExportMixin,
+    SpreadsheetFormat,
+    XLSXFile,
     export_filename,
     file_response,
 )
@@ -26,7 +30,7 @@ from wallet.admin_filters import (
     TransactionPlayerFilter,
     titled,
 )
-from wallet.forms import StaffAdjustmentForm, WithdrawalDecisionForm
+from wallet.forms import PeriodForm, StaffAdjustmentForm, WithdrawalDecisionForm
 from wallet.models import (
     Account,
     Entry,
@@ -38,7 +42,20 @@ from wallet.models import (
 )
 from wallet.money import format_money, money_display, parse_major_units
 from wallet.resources import EntryResource, LedgerTransactionResource
-from wallet.selectors import account_statement
+from wallet.statement_files import statement_pdf, statement_xlsx
+from wallet.statements import account_statement_for
+
+
+class PDFFile(SpreadsheetFormat):
+    extension = "pdf"
+    content_type = "application/pdf"
+
+
+STATEMENT_FILES = {"xlsx": (statement_xlsx, XLSXFile()), "pdf": (statement_pdf, PDFFile())}
+
+
+def owner_name(account: Account) -> str:
+    return account.user.username if account.user_id else account.kind
 
 
 @admin.register(Account)
@@ -72,9 +89,9 @@ class AccountAdmin(ReadOnlyAdmin):
     @admin.display(description=_("tools"))
     def tools(self, account: Account) -> str:
         links = format_html(
-            '<a href="{}">XLSX</a> · <a href="{}">CSV</a>',
-            reverse("admin:wallet_account_statement", args=[account.pk, "xlsx"]),
-            reverse("admin:wallet_account_statement", args=[account.pk, "csv"]),
+            '<a href="{}">{}</a>',
+            reverse("admin:wallet_account_statement", args=[account.pk]),
+            _("statement"),
         )
         if account.kind == Account.Kind.USER:
             links = format_html(
@@ -94,7 +111,7 @@ class AccountAdmin(ReadOnlyAdmin):
                 name="wallet_account_adjust",
             ),
             path(
-                "<int:account_id>/statement/<str:file_format>/",
+                "<int:account_id>/statement/",
                 self.admin_site.admin_view(self.statement_view),
                 name="wallet_account_statement",
             ),
@@ -140,22 +157,36 @@ class AccountAdmin(ReadOnlyAdmin):
         }
         return TemplateResponse(request, "wallet/admin/adjust.html", context)
 
-    def statement_view(
-        self, request: HttpRequest, account_id: int, file_format: str
-    ) -> HttpResponse:
-        if not self.has_view_permission(request) or file_format not in EXPORT_FORMATS:
+    def statement_view(self, request: HttpRequest, account_id: int) -> HttpResponse:
+        """A period form, and the statement of that period as XLSX or PDF."""
+        if not self.has_view_permission(request):
             raise PermissionDenied
-        account = get_object_or_404(Account, pk=account_id)
-        export_format = EXPORT_FORMATS[file_format]()
-        resource = EntryResource()
-        dataset = resource.export(
-            queryset=account_statement(account=account), force_native_type=True
-        )
-        dataset.title = str(account)
-        filename = export_filename(
-            "statement", [account.user.username if account.user_id else account.kind], file_format
-        )
-        return file_response(export_format.export_data(dataset), export_format, filename)
+        account = get_object_or_404(Account.objects.select_related("user"), pk=account_id)
+        today = timezone.localdate()
+        first = account.created_at and timezone.localtime(account.created_at).date()
+        form = PeriodForm(request.GET or {"since": min(first or today, today), "until": today})
+        file_format = request.GET.get("format")
+        if form.is_valid() and file_format in STATEMENT_FILES:
+            statement = account_statement_for(
+                account=account, since=form.cleaned_data["since"], until=form.cleaned_data["until"]
+            )
+            write, export_format = STATEMENT_FILES[file_format]
+            filename = export_filename(
+                "statement",
+                [owner_name(account), statement.since.isoformat(), statement.until.isoformat()],
+                file_format,
+            )
+            return file_response(write(statement), export_format, filename)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Statement of a wallet"),
+            "subtitle": str(account),
+            "account": account,
+            "form": form,
+            "query": urlencode({key: form[key].value() for key in ("since", "until")}),
+        }
+        return TemplateResponse(request, "wallet/admin/statement.html", context)
 
 
 class EntryInline(ReadOnlyInline):

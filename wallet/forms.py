@@ -160,3 +160,21 @@ class BreakForm(forms.Form):
     confirm = forms.BooleanField(
         label=_("I understand that a break cannot be shortened or cancelled."), required=True
     )
+
+
+# The browser's date picker reads and writes ISO dates, whatever the page's language.
+DATE_PICKER = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+
+
+class PeriodForm(forms.Form):
+    """A period of local dates, both days included."""
+
+    since = forms.DateField(label=_("From"), widget=DATE_PICKER)
+    until = forms.DateField(label=_("To"), widget=DATE_PICKER)
+
+    def clean(self):
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            raise forms.ValidationError(_("The period ends before it starts."))
+        return data

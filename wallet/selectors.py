@@ -47,11 +47,6 @@ def recent_withdrawals(*, user) -> QuerySet[Withdrawal]:
     return Withdrawal.objects.filter(user_id=user.pk).order_by("-id")[:RECENT_ITEMS]
 
 
-def account_statement(*, account: Account) -> QuerySet[Entry]:
-    """Any account's entries in posting order (oldest first), for exports."""
-    return Entry.objects.filter(account=account).select_related("transaction").order_by("id")
-
-
 @dataclass(frozen=True)
 class LedgerReport:
     checked: dict[str, int]
