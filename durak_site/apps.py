@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class DurakSiteConfig(AppConfig):
     name = "durak_site"
     verbose_name = "Durak"
+
+    def ready(self) -> None:
+        # Connects the signals that close sockets when their session ends.
+        from durak_site import sockets  # noqa: F401

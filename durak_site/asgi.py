@@ -7,16 +7,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from durak_site import backlog  # noqa: E402
 from durak_site.db import AuthMiddlewareStack  # noqa: E402
+from durak_site.origins import SiteOriginValidator  # noqa: E402
 from durak_site.routing import websocket_urlpatterns  # noqa: E402
 
+backlog.install()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

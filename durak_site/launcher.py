@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from durak_site import backups, embedded
@@ -98,7 +99,15 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 def daphne_command(listener: socket.socket) -> list[str]:
     fd = str(listener.fileno())
-    return [str(BIN / "daphne"), "--fd", fd, "durak_site.asgi:application"]
+    return [str(BIN / "daphne"), "--fd", fd, *proxy_arguments(os.environ)] + [
+        "durak_site.asgi:application"
+    ]
+
+
+def proxy_arguments(env: Mapping[str, str]) -> list[str]:
+    """Daphne's options for running behind TRUSTED_PROXY_COUNT reverse proxies: the client's
+    address (and scheme) then come from the proxy's X-Forwarded-* headers."""
+    return ["--proxy-headers"] if int(env.get("TRUSTED_PROXY_COUNT", "0")) > 0 else []
 
 
 def run() -> int:

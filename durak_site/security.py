@@ -1,4 +1,5 @@
-"""A strict Content-Security-Policy for the site's pages.
+"""Page-level protections: a strict Content-Security-Policy, no NUL bytes in addresses, and an
+error reporter that hides every setting that may hold a password.
 
 The pages load scripts and styles only from the site's own files (data for scripts comes in
 ``application/json`` blocks, which are not executed), so an injected inline script or handler
@@ -7,10 +8,12 @@ never runs. The admin (Django's and its add-ons' templates) is left to its own h
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.views.debug import SafeExceptionReporterFilter
 
 POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -45,3 +48,30 @@ def policy_for(request: HttpRequest, *, form_targets: Iterable[str] = ()) -> str
     if targets:
         policy = policy.replace("form-action 'self'", f"form-action 'self' {targets}")
     return policy
+
+
+class RejectNulMiddleware:
+    """No address holds a NUL byte: such a path is not found, such a query is refused. (The
+    database refuses NUL in text, so it would otherwise fail deep inside a view.)"""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path:
+            raise Http404
+        if any(
+            "\x00" in key or any("\x00" in v for v in values) for key, values in request.GET.lists()
+        ):
+            return HttpResponseBadRequest()
+        return self.get_response(request)
+
+
+class SettingsFilter(SafeExceptionReporterFilter):
+    """Also hides URL-like settings (DATABASE_URL, REDIS_URL, cache and channel-layer hosts,
+    the Celery broker): any of them may carry a password."""
+
+    hidden_settings = re.compile(
+        "API|AUTH|TOKEN|KEY|SECRET|PASS|SIGNATURE|HTTP_COOKIE|URL|LOCATION|HOST|DSN|BROKER|ADDRESS",
+        flags=re.IGNORECASE,
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -64,6 +65,7 @@ INSTALLED_APPS = [
     "channels",
     "allauth",
     "allauth.account",
+    "axes",
     "import_export",
     "durak_site",
     "durak_site.accounts",
@@ -75,6 +77,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "durak_site.security.ContentSecurityPolicyMiddleware",
+    "durak_site.security.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -84,6 +87,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "durak_site.urls"
@@ -203,6 +207,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
+    # First, so that a locked-out attempt is refused before any password is hashed.
+    "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
@@ -229,8 +235,24 @@ ACCOUNT_RATE_LIMITS = {
     "confirm_email": "1/3m/key",
     "reset_password": "20/m/ip,5/m/key",
 }
+# Behind a reverse proxy that sets X-Forwarded-For to the client's address (docs/deployment.md):
+# the number of proxies, so that rate limits count each client, not the proxy.
+ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 ACCOUNT_FORMS = {"signup": "durak_site.accounts.forms.SignupForm"}
 ACCOUNT_ADAPTER = "durak_site.accounts.adapter.AccountAdapter"
+
+# The staff login (/admin/login/) locks a nickname for one client address after a few wrong
+# passwords; the same nickname stays open from every other address, so nobody can lock a chosen
+# member of staff out. The players' login has allauth's limits (ACCOUNT_RATE_LIMITS).
+AXES_ONLY_ADMIN_SITE = True
+AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
+AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ADMIN_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+# Attempts live in the cache (Redis), so the add-on's database tables and pages stay unused.
+AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False  # no start-up banner in every command's output
 
 # --- E-mail --------------------------------------------------------------------------------
 
@@ -307,7 +329,19 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "durak_site.security.SettingsFilter"
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+
+# Messages a second one socket may send (bursts of twice as many); all of a user's sockets
+# together may send twice that (docs/protocol.md).
+SOCKET_RATE_PER_SECOND = float(os.environ.get("SOCKET_RATE_PER_SECOND", "10"))
+# Sockets one client address may open a second (bursts of 30 times as many); raise it for load
+# tests, where every client comes from one address.
+SOCKET_ADDRESS_OPENS_PER_SECOND = float(os.environ.get("SOCKET_ADDRESS_OPENS_PER_SECOND", "2"))
+# Bytes that may wait to be sent to a WebSocket client that does not read before it is dropped.
+SOCKET_BACKLOG_BYTES = int(os.environ.get("SOCKET_BACKLOG_BYTES", str(1 << 20)))
+# The kernel's send buffer of each WebSocket connection; 0 leaves it to the kernel's tuning.
+SOCKET_SEND_BUFFER_BYTES = int(os.environ.get("SOCKET_SEND_BUFFER_BYTES", "0"))
 
 # --- Logging -------------------------------------------------------------------------------
 

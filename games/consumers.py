@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -22,23 +23,40 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
+from durak_site import sockets
 from durak_site.db import database_sync_to_async
 from games import presence, ratelimit, selectors, services
 from games.errors import GameError
 from games.models import Game, Table
 
 MAX_FRAME_BYTES = 4096
-RATE_PER_SECOND = 10.0
-RATE_BURST = 20.0
+# The deepest JSON a valid message has: the message, its action, the action's card list.
+MAX_DEPTH = 3
+RATE_PER_SECOND = settings.SOCKET_RATE_PER_SECOND
+RATE_BURST = 2 * RATE_PER_SECOND
 # All of one user's sockets together, so that opening more of them buys no more messages.
-USER_RATE_PER_SECOND = 20.0
-USER_RATE_BURST = 40.0
+USER_RATE_PER_SECOND = 2 * RATE_PER_SECOND
+USER_RATE_BURST = 2 * USER_RATE_PER_SECOND
+# A socket that goes on sending after it was told to slow down is closed: only its first refused
+# message is answered, and the FLOOD_STRIKES-th closes it unless it paused in between.
+FLOOD_STRIKES = 20
+# Opening a socket costs the server far more than a message: opens are rate-limited per user
+# and per client address (many players may share an address behind one router).
+OPENS_PER_SECOND_USER = 0.5
+OPENS_BURST_USER = 20.0
+OPENS_PER_SECOND_ADDRESS = settings.SOCKET_ADDRESS_OPENS_PER_SECOND
+OPENS_BURST_ADDRESS = 30 * OPENS_PER_SECOND_ADDRESS
+# How long a socket trusts its last session check; logouts, new passwords and deactivations
+# close sockets at once through the channel layer, this bounds every other session end.
+SESSION_RECHECK_SECONDS = 2.0
 # Every socket's arrival and departure refreshes the others at its table: a cap per user keeps
 # one user from multiplying that work.
 SOCKETS_PER_USER = 8
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_FLOODING = 4408
 CLOSE_TOO_MANY_SOCKETS = 4429
+CLOSE_OPENED_TOO_OFTEN = 4430
 # The fields each client message must have besides "type", with their JSON types.
 TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "act": {"action": dict, "version": int},
@@ -55,24 +73,58 @@ PROTOCOL_ERRORS: dict[str, Promise] = {
     "bad_message": _("The message has missing, extra or wrongly typed fields."),
     "frame_too_large": _("The message is too large."),
     "rate_limited": _("Too many messages; slow down."),
+    "server_error": _("The server could not handle the message; please try again."),
 }
+# Cleanups still running after their socket's handler ended (kept so they are not collected).
+_releases: set[asyncio.Task] = set()
+logger = logging.getLogger(__name__)
 
 
 class JsonSocket(AsyncWebsocketConsumer):
     """JSON messages with one error shape, token buckets per connection and per user, a cap on
-    each user's open sockets, and a language."""
+    each user's open sockets and on how often they are opened, a session that must stay valid,
+    and a language.
+
+    Whatever a socket claims (its slot in the user's count, its heartbeat, its groups) is given
+    back in ``release``, which runs however the handler ends: closed by the client, failed, or
+    cancelled by the server.
+    """
 
     messages: dict[str, dict[str, type]] = {}
     claimed = False
     heartbeat: asyncio.Task | None = None
+    strikes = 0
+    session_checked_at = 0.0
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self.heartbeat is not None:
+                self.heartbeat.cancel()
+            # Shielded: the server cancels a slow handler again and again until it is done.
+            release = asyncio.ensure_future(self.release())
+            _releases.add(release)
+            release.add_done_callback(_releases.discard)
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(release)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.language = _language(self.scope)
         self.tokens = RATE_BURST
         self.refilled_at = time.monotonic()
+        address = (self.scope.get("client") or ["unknown"])[0]
+        if not await _take(
+            f"open:address:{address}", OPENS_PER_SECOND_ADDRESS, OPENS_BURST_ADDRESS
+        ):
+            await self.refuse(CLOSE_OPENED_TOO_OFTEN)
+            return
         if self.user is None or not self.user.is_authenticated:
             await self.refuse(CLOSE_UNAUTHENTICATED)
+            return
+        if not await _take(f"open:user:{self.user.pk}", OPENS_PER_SECOND_USER, OPENS_BURST_USER):
+            await self.refuse(CLOSE_OPENED_TOO_OFTEN)
             return
         if not await sync_to_async(presence.claim, thread_sensitive=False)(
             self.user.pk, self.channel_name, SOCKETS_PER_USER
@@ -80,24 +132,31 @@ class JsonSocket(AsyncWebsocketConsumer):
             await self.refuse(CLOSE_TOO_MANY_SOCKETS)
             return
         self.claimed = True
+        self.session_checked_at = time.monotonic()
         self.heartbeat = asyncio.create_task(self.keep_alive())
+        await self.channel_layer.group_add(sockets.user_group(self.user.pk), self.channel_name)
+        session_key = self.scope["session"].session_key
+        await self.channel_layer.group_add(sockets.session_group(session_key), self.channel_name)
         await self.open()
 
     async def open(self) -> None:
         raise NotImplementedError
 
-    async def disconnect(self, code: int) -> None:
-        if self.heartbeat is not None:
-            self.heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.heartbeat
+    async def release(self) -> None:
         if self.claimed:
+            # The slot first: it is what would lock the user out if anything below failed.
             await sync_to_async(presence.unclaim, thread_sensitive=False)(
                 self.user.pk, self.channel_name
             )
+            await self.channel_layer.group_discard(
+                sockets.user_group(self.user.pk), self.channel_name
+            )
+            await self.channel_layer.group_discard(
+                sockets.session_group(self.scope["session"].session_key), self.channel_name
+            )
 
     async def keep_alive(self) -> None:
-        # Runs as long as this process does: if it dies, its sockets stop counting by themselves.
+        # A task of the handler: it ends with it, so only a live socket keeps its slot.
         while True:
             await asyncio.sleep(presence.HEARTBEAT_SECONDS)
             await self.refresh()
@@ -112,6 +171,26 @@ class JsonSocket(AsyncWebsocketConsumer):
         await self.accept()
         await self.close(code=code)
 
+    async def session_revoked(self, event: dict) -> None:
+        await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    async def session_check(self, event: dict) -> None:
+        await self.session_still_valid(now=True)
+
+    async def session_still_valid(self, *, now: bool = False) -> bool:
+        """Check the session (on a message at most every SESSION_RECHECK_SECONDS, at once when
+        told to); close the socket if it has ended."""
+        checked_at = time.monotonic()
+        if not now and checked_at - self.session_checked_at < SESSION_RECHECK_SECONDS:
+            return True
+        if not await database_sync_to_async(sockets.session_is_valid)(
+            self.scope["session"].session_key, self.user.pk
+        ):
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return False
+        self.session_checked_at = checked_at
+        return True
+
     async def send_json(self, payload: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
 
@@ -121,34 +200,34 @@ class JsonSocket(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": text})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.take_token() or not await sync_to_async(ratelimit.take, thread_sensitive=False)(
-            self.user.pk, rate=USER_RATE_PER_SECOND, burst=USER_RATE_BURST
+        if not self.take_token() or not await _take(
+            self.user.pk, USER_RATE_PER_SECOND, USER_RATE_BURST
         ):
-            await self.send_error("rate_limited")
+            await self.refuse_message()
             return
-        raw = text_data.encode() if text_data is not None else bytes_data or b""
-        if len(raw) > MAX_FRAME_BYTES:
-            await self.send_error("frame_too_large")
+        if self.tokens >= RATE_BURST - 1:  # the client paused long enough to refill its bucket
+            self.strikes = 0
+        if not await self.session_still_valid():
             return
         try:
-            message = json.loads(raw)
-        except ValueError:
-            await self.send_error("invalid_json")
+            message = parse_message(text_data, bytes_data, self.messages)
+        except BadMessage as error:
+            await self.send_error(error.code)
             return
-        if not isinstance(message, dict):
-            await self.send_error("not_an_object")
-            return
-        kind = message.get("type")
-        fields = self.messages.get(kind) if isinstance(kind, str) else None
-        if fields is None:
-            await self.send_error("unknown_type")
-            return
-        if message.keys() != {"type", *fields} or not all(
-            _has_type(message[name], wanted) for name, wanted in fields.items()
-        ):
-            await self.send_error("bad_message")
-            return
-        await getattr(self, f"on_{kind}")(message)
+        try:
+            await getattr(self, f"on_{message['type']}")(message)
+        except Exception:
+            # One bad message must not take the socket (and what it holds) down with it.
+            logger.exception("socket message failed")
+            await self.send_error("server_error")
+
+    async def refuse_message(self) -> None:
+        """Answer the first message over the limit; close the socket if the client goes on."""
+        self.strikes += 1
+        if self.strikes == 1:
+            await self.send_error("rate_limited")
+        elif self.strikes >= FLOOD_STRIKES:
+            await self.close(code=CLOSE_FLOODING)
 
     def take_token(self) -> bool:
         now = time.monotonic()
@@ -174,9 +253,9 @@ class LobbyConsumer(JsonSocket):
         tables = await database_sync_to_async(selectors.table_list_open)()
         await self.send_json({"type": "tables", "tables": tables})
 
-    async def disconnect(self, code: int) -> None:
+    async def release(self) -> None:
         await self.channel_layer.group_discard(selectors.LOBBY_GROUP, self.channel_name)
-        await super().disconnect(code)
+        await super().release()
 
     async def lobby_table(self, event: dict) -> None:
         await self.send_json({"type": "table", "table": event["table"]})
@@ -207,8 +286,8 @@ class TableConsumer(JsonSocket):
         await self.accept()
         await self.send_state()
 
-    async def disconnect(self, code: int) -> None:
-        await super().disconnect(code)  # stops the heartbeat first
+    async def release(self) -> None:
+        await super().release()
         if self.joined:
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await database_sync_to_async(services.presence_disconnect)(
@@ -273,6 +352,66 @@ def _act(table_id: int, user, action: dict, version: int) -> None:
     if game_id is None:
         raise GameError("no_game")
     services.game_apply_action(game_id=game_id, user=user, action=action, expected_version=version)
+
+
+class BadMessage(Exception):
+    def __init__(self, code: str) -> None:
+        self.code = code
+        super().__init__(code)
+
+
+def parse_message(
+    text_data: str | None, bytes_data: bytes | None, messages: dict[str, dict[str, type]]
+) -> dict:
+    """The client's message if it is one of `messages` with exactly its fields; else BadMessage."""
+    raw = text_data.encode() if text_data is not None else bytes_data or b""
+    if len(raw) > MAX_FRAME_BYTES:
+        raise BadMessage("frame_too_large")
+    if _nesting(raw) > MAX_DEPTH:  # before decoding: deep nesting costs the decoder dearly
+        raise BadMessage("bad_message")
+    try:
+        message = json.loads(raw)
+    except ValueError:
+        raise BadMessage("invalid_json") from None
+    if not isinstance(message, dict):
+        raise BadMessage("not_an_object")
+    kind = message.get("type")
+    fields = messages.get(kind) if isinstance(kind, str) else None
+    if fields is None:
+        raise BadMessage("unknown_type")
+    if message.keys() != {"type", *fields} or not all(
+        _has_type(message[name], wanted) for name, wanted in fields.items()
+    ):
+        raise BadMessage("bad_message")
+    return message
+
+
+def _nesting(raw: bytes) -> int:
+    """How deeply arrays and objects nest in a JSON text (brackets inside strings not counted)."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
+async def _take(subject: int | str, rate: float, burst: float) -> bool:
+    return await sync_to_async(ratelimit.take, thread_sensitive=False)(
+        subject, rate=rate, burst=burst
+    )
 
 
 def _has_type(value: object, wanted: type) -> bool:

@@ -1,4 +1,5 @@
-"""A token bucket per user in Redis, shared by all his sockets on every Daphne process."""
+"""Token buckets in Redis, shared by every Daphne process: one per user for his sockets'
+messages, and one per user and per client address for opening sockets."""
 
 from __future__ import annotations
 
@@ -34,11 +35,12 @@ def _take_script():
     return presence.redis_client().register_script(_TAKE)
 
 
-def key(user_id: int | str) -> str:
-    """The Redis key of one user's message bucket (inside this site's cache prefix)."""
-    return cache.make_key(f"games:rate:{user_id}")
+def key(subject: int | str) -> str:
+    """The Redis key of one bucket (inside this site's cache prefix); a user id names the
+    user's message bucket."""
+    return cache.make_key(f"games:rate:{subject}")
 
 
-def take(user_id: int, *, rate: float, burst: float) -> bool:
-    """Spend one of the user's tokens; False when he has none left (the message is dropped)."""
-    return bool(_take_script()(keys=[key(user_id)], args=[rate, burst]))
+def take(subject: int | str, *, rate: float, burst: float) -> bool:
+    """Spend one of the bucket's tokens; False when it has none left (the request is refused)."""
+    return bool(_take_script()(keys=[key(subject)], args=[rate, burst]))

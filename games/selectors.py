@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
 from games import presence
@@ -83,6 +83,18 @@ def table_visible_to(*, table: Table, user, invite_code: str = "") -> bool:
     if invite_code and secrets.compare_digest(invite_code.encode(), table.invite_code.encode()):
         return True
     return bool(user.is_authenticated) and Seat.objects.filter(table=table, user=user).exists()
+
+
+def games_visible_to(*, user, table_field: str = "table") -> Q:
+    """A filter for the games whose results `user` may see in lists: public tables' games, and
+    private ones only to the players who sat at the table, and to staff. `table_field` is the
+    path from the filtered model to the game's table."""
+    if user.is_authenticated and user.is_staff:
+        return Q()
+    public = Q(**{f"{table_field}__private": False})
+    if not user.is_authenticated:
+        return public
+    return public | Q(Exists(Seat.objects.filter(table=OuterRef(table_field), user=user)))
 
 
 def table_current_game(*, table: Table) -> Game | None:

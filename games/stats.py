@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Func, IntegerField, Q, Sum
 from django.db.models.functions import Coalesce
 
+from games import selectors
 from games.engine import DEFAULT_PERCENTAGES
 from games.models import MAX_PLAYERS, BankDistribution, Game, PayoutScheme, Table
 from games.replay import replay_game
@@ -58,30 +59,39 @@ def _shares():
     )
 
 
-def player_summary(*, user) -> dict:
-    """Games played, wins, places, times durak and the net result (payouts minus stakes)."""
-    totals = (
+def _shares_seen(*, user, viewer):
+    """The user's bank shares in the games `viewer` may see (selectors.games_visible_to)."""
+    return (
         _shares()
         .filter(user=user)
-        .aggregate(
-            games=Count("id"),
-            wins=Count("id", filter=Q(place=1)),
-            durak=Count("id", filter=Q(place=F("players"))),
-            paid=Coalesce(Sum("amount"), 0),
-            staked=Coalesce(Sum("game__stake"), 0),
-        )
+        .filter(selectors.games_visible_to(user=viewer, table_field="game__table"))
+    )
+
+
+def player_summary(*, user, viewer) -> dict:
+    """Games played, wins, places, times durak and the net result (payouts minus stakes), over
+    the games `viewer` may see."""
+    totals = _shares_seen(user=user, viewer=viewer).aggregate(
+        games=Count("id"),
+        wins=Count("id", filter=Q(place=1)),
+        durak=Count("id", filter=Q(place=F("players"))),
+        paid=Coalesce(Sum("amount"), 0),
+        staked=Coalesce(Sum("game__stake"), 0),
     )
     places = (
-        _shares().filter(user=user).values("place").annotate(count=Count("id")).order_by("place")
+        _shares_seen(user=user, viewer=viewer)
+        .values("place")
+        .annotate(count=Count("id"))
+        .order_by("place")
     )
     return {**totals, "net": totals["paid"] - totals["staked"], "places": list(places)}
 
 
-def player_history(*, user) -> list[dict]:
-    """The user's finished games, newest first: place, durak or not, payout and net."""
+def player_history(*, user, viewer) -> list[dict]:
+    """The user's finished games that `viewer` may see, newest first: place, durak or not,
+    payout and net."""
     rows = (
-        _shares()
-        .filter(user=user)
+        _shares_seen(user=user, viewer=viewer)
         .select_related("game")
         .order_by("-game__finished_at")[:HISTORY_LIMIT]
     )
@@ -99,9 +109,10 @@ def player_history(*, user) -> list[dict]:
 
 
 def leaderboard() -> list[dict]:
-    """Players by net result over all finished games, best first."""
+    """Players by net result over the finished games of public tables, best first."""
     rows = (
         _shares()
+        .filter(game__table__private=False)
         .values("user")
         .annotate(
             games=Count("id"),

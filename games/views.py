@@ -18,12 +18,18 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from durak_site.accounts.services import table_settings_of
-from games import selectors, services, stats
+from games import ratelimit, selectors, services, stats
 from games.forms import TableCreateForm
 from games.models import Game, Table
 from games.services import GameError
 from wallet.money import format_money
 from wallet.selectors import user_balance
+
+# Opening a table holds the stake in the ledger and announces it in the lobby, and leaving it
+# returns the stake: the rounds are kept (a table bank always holds exactly its seated players'
+# stakes) but limited per user, to a burst of 5 and then 30 an hour.
+TABLES_BURST = 5.0
+TABLES_PER_SECOND = 30 / 3600
 
 
 def _language() -> str:
@@ -61,6 +67,11 @@ def table_create(request: HttpRequest) -> HttpResponse:
             },
             status=400,
         )
+    if not ratelimit.take(
+        f"tables:user:{request.user.pk}", rate=TABLES_PER_SECOND, burst=TABLES_BURST
+    ):
+        messages.error(request, _("You open tables too often; please wait a few minutes."))
+        return redirect("lobby")
     try:
         table = services.table_create(user=request.user, **form.cleaned_data)
     except GameError as error:
@@ -164,8 +175,8 @@ def profile(request: HttpRequest, nickname: str | None = None) -> HttpResponse:
         "games/profile.html",
         {
             "player": player,
-            "summary": stats.player_summary(user=player),
-            "history": stats.player_history(user=player),
+            "summary": stats.player_summary(user=player, viewer=request.user),
+            "history": stats.player_history(user=player, viewer=request.user),
             "is_me": player == request.user,
         },
     )

@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
+
+BASE_DIR = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
@@ -42,8 +46,9 @@ def test_database_url() -> str:
 test_database_url.__test__ = False  # a helper, not a test, despite its name
 
 
-def server_env() -> dict[str, str]:
-    """The environment of a Daphne or Celery process that serves this test run's data."""
+def server_env(**overrides: str) -> dict[str, str]:
+    """The environment of a Daphne or Celery process that serves this test run's data, with
+    `overrides`."""
     return {
         **os.environ,
         "DEBUG": "1",
@@ -53,4 +58,45 @@ def server_env() -> dict[str, str]:
         "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
         "CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
         "DJANGO_SETTINGS_MODULE": "durak_site.settings",
+        **overrides,
     }
+
+
+class LiveServer:
+    """A Daphne subprocess on a loopback port (more Daphne options in ``args``); ``stop`` and
+    ``start`` again drop every connection."""
+
+    def __init__(self, env: dict[str, str], log_path: Path, args: tuple[str, ...] = ()) -> None:
+        self.env = env
+        self.args = args
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log = open(log_path, "w")  # noqa: SIM115 - closed by close()
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), *self.args]
+            + ["durak_site.asgi:application"],
+            cwd=BASE_DIR,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        wait_for_port(self.port, self.process)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def close(self) -> None:
+        self.stop()
+        self.log.close()

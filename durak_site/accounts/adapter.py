@@ -1,4 +1,5 @@
-"""Account e-mails name the site ("Durak do zavala"), not the host that served the request."""
+"""Account e-mails name the site ("Durak do zavala"), not the host that served the request;
+sign-up nicknames are kept in NFKC form and refused when they look like a taken one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from allauth.core import context as request_context
 from django.contrib.sites.shortcuts import get_current_site
 from django.utils.translation import gettext as _
 
+from durak_site.accounts import nicknames
+from durak_site.accounts.models import User
+
 
 class AccountAdapter(DefaultAccountAdapter):
     def format_email_subject(self, subject: str) -> str:
@@ -18,3 +22,9 @@ class AccountAdapter(DefaultAccountAdapter):
         host = get_current_site(request_context.request).domain
         site = SimpleNamespace(name=_("Durak do zavala"), domain=host)
         super().send_mail(template_prefix, email, {**context, "current_site": site})
+
+    def clean_username(self, username: str, shallow: bool = False) -> str:
+        username = super().clean_username(nicknames.normalize(username), shallow=shallow)
+        if not shallow and User.objects.filter(nickname_key=nicknames.skeleton(username)).exists():
+            raise self.validation_error("username_taken")
+        return username

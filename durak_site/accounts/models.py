@@ -1,13 +1,19 @@
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
+
+from durak_site.accounts import nicknames
 
 
 class NicknameValidator(UnicodeUsernameValidator):
     regex = r"^[\w.-]{3,24}\Z"
     message = _("A nickname is 3 to 24 letters, digits, dots, dashes or underscores.")
+
+
+NICKNAME_TAKEN = _("This nickname is already taken.")
 
 
 class User(AbstractUser):
@@ -17,9 +23,11 @@ class User(AbstractUser):
         _("nickname"),
         max_length=24,
         unique=True,
-        validators=[NicknameValidator()],
-        error_messages={"unique": _("This nickname is already taken.")},
+        validators=[NicknameValidator(), nicknames.validate],
+        error_messages={"unique": NICKNAME_TAKEN},
     )
+    # What the nickname looks like (nicknames.skeleton): no two players look alike at a table.
+    nickname_key = models.CharField(max_length=100, unique=True, editable=False)
     email = models.EmailField(_("e-mail address"), unique=True)
 
     class Meta:
@@ -28,6 +36,19 @@ class User(AbstractUser):
         constraints = [
             models.UniqueConstraint(Lower("username"), name="accounts_user_nickname_ci_unique"),
         ]
+
+    def clean(self) -> None:
+        super().clean()  # NFKC-normalises the nickname
+        taken = User.objects.filter(nickname_key=nicknames.skeleton(self.username))
+        if taken.exclude(pk=self.pk).exists():
+            raise ValidationError({"username": NICKNAME_TAKEN})
+
+    def save(self, *args, **kwargs) -> None:
+        self.nickname_key = nicknames.skeleton(self.username)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "username" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "nickname_key"}
+        super().save(*args, **kwargs)
 
     @property
     def nickname(self) -> str:

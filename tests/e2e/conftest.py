@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.servers import free_port, test_database_url, wait_for_port
+from tests.servers import LiveServer, test_database_url
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 SCREENSHOTS = BASE_DIR / "test-artifacts" / "screenshots"
@@ -43,45 +41,12 @@ def _redis_url(db: int) -> str:
     return urlunsplit(parts._replace(path=f"/{db}"))
 
 
-class LiveServer:
-    """A Daphne subprocess on a fixed loopback port; ``restart`` drops every connection."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen | None = None
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.log = open(BASE_DIR / "test-artifacts" / "daphne.log", "w")  # noqa: SIM115
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
-            + ["durak_site.asgi:application"],
-            cwd=BASE_DIR,
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        wait_for_port(self.port, self.process)
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
-
-
 @pytest.fixture(scope="session")
 def daphne_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
     """Daphne serving durak_site.asgi:application against the test database."""
     with django_db_blocker.unblock():
         database_url = test_database_url()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     server = LiveServer(
         {
             **os.environ,
@@ -92,14 +57,14 @@ def daphne_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
             "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
             "DJANGO_SETTINGS_MODULE": "durak_site.settings",
             "ACCOUNT_EMAIL_VERIFICATION": "optional",
-        }
+        },
+        BASE_DIR / "test-artifacts" / "daphne.log",
     )
     server.start()
     try:
         yield server
     finally:
-        server.stop()
-        server.log.close()
+        server.close()
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ class RemoteClient:
         cookie = await db(session_cookie)(self.user)
         self.socket = await connect(
             f"ws://127.0.0.1:{self.port}/ws/table/{self.table_id}/",
-            origin="http://127.0.0.1",
+            origin=f"http://127.0.0.1:{self.port}",
             additional_headers={"Cookie": cookie},
         )
         await self.state_at_least(0)
