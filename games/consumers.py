@@ -1,8 +1,8 @@
 """WebSockets: the lobby list and the live table (protocol in docs/protocol.md).
 
 Consumers check the shape and the rate of messages; every decision is made by the services in
-one sync call. A table broadcast only says "changed, version N": each connection then builds its
-own user's view, so no message ever carries another seat's cards.
+one sync call. A table's states are built once per change, each sent only to the sockets of the
+user who may see it (``games.broadcast``); a socket forwards them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site import sockets
 from durak_site.db import database_sync_to_async
-from games import presence, ratelimit, selectors, services
+from games import broadcast, presence, ratelimit, selectors, services
 from games.errors import GameError
 from games.models import Game, Table
 
@@ -265,10 +265,18 @@ class LobbyConsumer(JsonSocket):
 
 
 class TableConsumer(JsonSocket):
-    """``/ws/table/<id>/``: the table as this user may see it, after every change."""
+    """``/ws/table/<id>/``: the table as this user may see it, after every change.
+
+    The socket forwards the states it is sent (``games.broadcast``) and keeps the last one with
+    its whole log, so ``sync`` costs nothing. It reads the database only to open, and to catch
+    up when a state shows it missed one.
+    """
 
     messages = TABLE_MESSAGES
     joined = False
+    # The last state sent with the whole log, and the key that orders states (broadcast).
+    held: dict[str, Any] | None = None
+    key: tuple = ()
 
     async def open(self) -> None:
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
@@ -280,16 +288,21 @@ class TableConsumer(JsonSocket):
             await self.refuse(CLOSE_NOT_FOUND)
             return
         self.joined = True
-        self.group = selectors.table_group(self.table_id)
+        self.table_groups = [
+            broadcast.user_group(self.table_id, self.user.pk),
+            broadcast.watch_group(self.table_id),
+        ]
         # Joined before the first state is read, so no later change can be missed.
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        for group in self.table_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
-        await self.send_state()
+        await self.send_whole_state()
 
     async def release(self) -> None:
         await super().release()
         if self.joined:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            for group in self.table_groups:
+                await self.channel_layer.group_discard(group, self.channel_name)
             await database_sync_to_async(services.presence_disconnect)(
                 table_id=self.table_id, user=self.user, connection=self.channel_name
             )
@@ -301,15 +314,37 @@ class TableConsumer(JsonSocket):
                 table_id=self.table_id, user=self.user, connection=self.channel_name
             )
 
-    async def send_state(self) -> None:
+    async def send_whole_state(self) -> None:
+        """Read this user's state with its log from the database and send it."""
+        at = broadcast.stamp()  # before the read: a later broadcast holds newer data
         state = await database_sync_to_async(_table_state)(self.table_id, self.user)
+        self.held, self.key = state, (_game_id(state), state["version"], at)
         await self.send_json({"type": "state", **state})
 
-    async def table_changed(self, event: dict) -> None:
-        await self.send_state()
+    async def table_state(self, event: dict) -> None:
+        await self.forward(event)
+
+    async def table_watch(self, event: dict) -> None:
+        if self.user.pk not in event["seated"]:  # a seated user has a state of his own
+            await self.forward(event)
+
+    async def forward(self, event: dict) -> None:
+        """Send a broadcast state on, unless one as new was sent already."""
+        key = tuple(event["key"])
+        if key <= self.key:
+            return
+        state, since = event["state"], event["from"]
+        held = self.held
+        if since and (held is None or _game_id(held) != key[0] or held["version"] != since):
+            # A change never reached this socket: the moves sent would leave a gap in the log.
+            await self.send_whole_state()
+            return
+        log = (held["events"] if since else []) + state["events"]
+        self.held, self.key = {**state, "events": log[-selectors.STATE_EVENTS :]}, key
+        await self.send_json({"type": "state", **state, "events_from": since})
 
     async def on_sync(self, message: dict) -> None:
-        await self.send_state()
+        await self.send_json({"type": "state", **self.held})
 
     async def on_back(self, message: dict) -> None:
         try:
@@ -319,13 +354,21 @@ class TableConsumer(JsonSocket):
 
     async def on_act(self, message: dict) -> None:
         try:
-            await database_sync_to_async(_act)(
-                self.table_id, self.user, message["action"], message["version"]
-            )
+            with broadcast.collected() as outbox:
+                await database_sync_to_async(_act)(
+                    self.table_id, self.held, self.user, message["action"], message["version"]
+                )
         except GameError as error:
             await self.send_error(error.code, error.message)
-            if error.code == "stale_version":
-                await self.send_state()
+            if error.code in {"stale_version", "game_finished"}:
+                await self.send_whole_state()
+            return
+        # The mover is served first; his other sockets and everyone else after.
+        mine = broadcast.user_group(self.table_id, self.user.pk)
+        for message_sent in outbox:
+            if message_sent.group == mine:
+                await self.forward(message_sent.body)
+        await broadcast.send(outbox)
 
 
 def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:
@@ -343,9 +386,17 @@ def _table_state(table_id: int, user) -> dict[str, Any]:
     return selectors.table_state_for(table=Table.objects.get(pk=table_id), user=user)
 
 
-def _act(table_id: int, user, action: dict, version: int) -> None:
+def _game_id(state: dict[str, Any]) -> int:
+    return state["game"]["id"] if state["game"] else 0
+
+
+def _act(table_id: int, held: dict[str, Any], user, action: dict, version: int) -> None:
+    game = held["game"]
+    # The game of the state held, unless that one is over: then a new one may have begun.
     game_id = (
-        Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING)
+        game["id"]
+        if game and game["status"] == Game.Status.PLAYING
+        else Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING)
         .values_list("pk", flat=True)
         .first()
     )

@@ -1,4 +1,4 @@
-"""What leaves the process after a command commits: broadcasts and timers.
+"""What leaves the process after a command commits: the table's states and timers.
 
 The only caller of ``transaction.on_commit`` in the games: a command that rolls back announces
 nothing and schedules nothing. Each effect is a small value, so what a command will do on commit
@@ -8,53 +8,66 @@ can be compared in tests. Tasks are sent by name, so the services never import t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 
 from durak_site.celery import app as celery_app
-from games import selectors
+from games import broadcast, selectors
 from games.models import Table
 
-DEADLINE_TASK = "games.tasks.game_deadline"
 AWAY_CHECK_TASK = "games.tasks.seat_away_check"
+
+
+def _lobby_message(table_id: int) -> broadcast.Message:
+    entry = selectors.table_lobby_entry(table_id=table_id)
+    body = (
+        {"type": "lobby.table", "table": entry}
+        if entry is not None
+        else {"type": "lobby.removed", "id": table_id}
+    )
+    return broadcast.Message(selectors.LOBBY_GROUP, body)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """Send the table's states after the moves of a command, built from what it holds."""
+
+    snapshot: selectors.TableSnapshot
+    events: tuple[dict, ...]
+    events_from: int
+    lobby: bool
+
+    def __call__(self) -> None:
+        messages = broadcast.table_messages(
+            self.snapshot,
+            events=list(self.events),
+            events_from=self.events_from,
+            at=broadcast.stamp(),
+        )
+        if self.lobby:
+            messages.append(_lobby_message(self.snapshot.table.pk))
+        broadcast.deliver(messages)
 
 
 @dataclass(frozen=True)
 class Announcement:
-    """Tell the table's sockets to refresh to ``version``, and the lobby about the table."""
+    """Send the table's states after a change that made no move (read once for everyone),
+    and tell the lobby about the table."""
 
     table_id: int
-    version: int
     lobby: bool
 
     def __call__(self) -> None:
-        layer = get_channel_layer()
-        async_to_sync(layer.group_send)(
-            selectors.table_group(self.table_id), {"type": "table.changed", "version": self.version}
-        )
+        at = broadcast.stamp()  # before the read: a later key never holds older data
+        table = Table.objects.filter(pk=self.table_id).first()
+        if table is None:
+            return
+        snapshot = selectors.table_snapshot(table=table)
+        version = snapshot.game.version if snapshot.game is not None else 0
+        messages = broadcast.table_messages(snapshot, events=[], events_from=version, at=at)
         if self.lobby:
-            entry = selectors.table_lobby_entry(table_id=self.table_id)
-            message = (
-                {"type": "lobby.table", "table": entry}
-                if entry is not None
-                else {"type": "lobby.removed", "id": self.table_id}
-            )
-            async_to_sync(layer.group_send)(selectors.LOBBY_GROUP, message)
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """Act for the idle seats at ``eta`` if the game is still at ``version``."""
-
-    game_id: int
-    version: int
-    eta: datetime
-
-    def __call__(self) -> None:
-        celery_app.send_task(DEADLINE_TASK, args=(self.game_id, self.version), eta=self.eta)
+            messages.append(_lobby_message(self.table_id))
+        broadcast.deliver(messages)
 
 
 @dataclass(frozen=True)
@@ -68,13 +81,15 @@ class AwayCheck:
         celery_app.send_task(AWAY_CHECK_TASK, args=(self.seat_id,), countdown=self.countdown)
 
 
-def announce(*, table: Table, version: int, lobby: bool = True) -> None:
+def publish(
+    snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, lobby: bool
+) -> None:
+    transaction.on_commit(Publication(snapshot, tuple(events), events_from, lobby))
+
+
+def announce(*, table: Table, lobby: bool = True) -> None:
     # Private tables never reach the lobby.
-    transaction.on_commit(Announcement(table.pk, version, lobby and not table.private))
-
-
-def schedule_deadline(*, game_id: int, version: int, eta: datetime) -> None:
-    transaction.on_commit(Deadline(game_id, version, eta))
+    transaction.on_commit(Announcement(table.pk, lobby and not table.private))
 
 
 def schedule_away_check(*, seat_id: int, countdown: float) -> None:

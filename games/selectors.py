@@ -8,6 +8,7 @@ before the game is over.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -23,10 +24,6 @@ from games.replay import final_places
 LOBBY_GROUP = "games.lobby"
 # The table state carries at most this many of the latest moves, to keep its frame small.
 STATE_EVENTS = 200
-
-
-def table_group(table_id: int) -> str:
-    return f"games.table.{table_id}"
 
 
 # --- lobby ---------------------------------------------------------------------------------
@@ -102,14 +99,74 @@ def table_current_game(*, table: Table) -> Game | None:
     return table.games.order_by("-number").first()
 
 
-def table_state_for(*, table: Table, user) -> dict[str, Any]:
-    """Exactly the payload of the table socket's "state" message for `user`."""
-    game = table_current_game(table=table)
+@dataclass
+class TableSnapshot:
+    """Everything the table's states are made of, read once for all its viewers."""
+
+    table: Table
+    game: Game | None
+    engine: EngineGame | None
+    # The active seats by position, each with its user.
+    active: dict[int, Seat]
+    # user id -> nickname, for the game's players and the seated users.
+    nicknames: dict[int, str]
+    result: dict[str, Any] | None = None
+
+    @property
+    def seated(self) -> list[int]:
+        """Users who get a state of their own: the game's players and the seated users."""
+        players = list(self.game.players) if self.game is not None else []
+        return players + [
+            seat.user_id for seat in self.active.values() if seat.user_id not in players
+        ]
+
+
+def table_snapshot(*, table: Table, game: Game | None = None) -> TableSnapshot:
+    """Read the table's current game, seats and players (`game` when the caller has it)."""
+    game = game if game is not None else table_current_game(table=table)
     active = {
         seat.position: seat
         for seat in Seat.objects.filter(table=table, left_at__isnull=True).select_related("user")
     }
-    user_id = getattr(user, "pk", None)
+    nicknames = {seat.user_id: seat.user.username for seat in active.values()}
+    if game is None:
+        return TableSnapshot(table, None, None, active, nicknames)
+    missing = [user_id for user_id in game.players if user_id not in nicknames]
+    if missing:
+        nicknames.update(
+            get_user_model().objects.filter(pk__in=missing).values_list("pk", "username")
+        )
+    finished = game.status == Game.Status.FINISHED
+    return TableSnapshot(
+        table,
+        game,
+        EngineGame.from_dict(game.state),
+        active,
+        nicknames,
+        game_result(game=game) if finished else None,
+    )
+
+
+def table_state_for(*, table: Table, user) -> dict[str, Any]:
+    """Exactly the payload of the table socket's "state" message for `user`, with the log."""
+    snapshot = table_snapshot(table=table)
+    events = game_public_events(game=snapshot.game) if snapshot.game is not None else []
+    return table_state(snapshot, getattr(user, "pk", None), table_connected(snapshot), events)
+
+
+def table_connected(snapshot: TableSnapshot) -> set[int]:
+    """The seated users with at least one open socket at the table."""
+    return presence.connected(snapshot.table.pk, snapshot.seated)
+
+
+def table_state(
+    snapshot: TableSnapshot, user_id: int | None, connected: set[int], events: list[dict]
+) -> dict[str, Any]:
+    """The state `user_id` (None: a spectator) may see; `events` are the log it carries.
+
+    The one place that decides what a viewer sees: his own seat's engine view, never another's.
+    """
+    table, game, active = snapshot.table, snapshot.game, snapshot.active
     state: dict[str, Any] = {
         "table": {
             "id": table.pk,
@@ -127,7 +184,7 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
         "deadline_kind": None,
         "game": None,
         "view": None,
-        "events": [],
+        "events": events,
         "result": None,
         "rematch": None,
     }
@@ -135,16 +192,14 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
         state["table"]["invite_code"] = table.invite_code
     if game is None:
         state["you"] = next((p for p, seat in active.items() if seat.user_id == user_id), None)
-        state["players"] = _players(table, {p: seat.user for p, seat in active.items()}, active)
+        by_seat = {position: seat.user_id for position, seat in active.items()}
+        state["players"] = _players(snapshot, by_seat, connected)
         return state
 
-    engine = EngineGame.from_dict(game.state)
+    engine = snapshot.engine
     you = game.players.index(user_id) if user_id in game.players else None
-    users = get_user_model().objects.in_bulk(game.players)
     state["you"] = you
-    state["players"] = _players(
-        table, {seat: users[uid] for seat, uid in enumerate(game.players)}, active
-    )
+    state["players"] = _players(snapshot, dict(enumerate(game.players)), connected)
     finished = game.status == Game.Status.FINISHED
     state.update(
         version=game.version,
@@ -160,14 +215,15 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
             "finished_at": game.finished_at.isoformat() if game.finished_at else None,
         },
         view=engine.view(you),
-        events=game_public_events(game=game),
     )
     if finished:
-        state["result"] = game_result(game=game)
+        state["result"] = snapshot.result
         until = game.finished_at + timedelta(seconds=REMATCH_SECONDS)
         if table.status == Table.Status.CLOSED and until > timezone.now():
             state["rematch"] = {
-                "confirmed": sorted(p for p, seat in active.items() if seat.user_id in users),
+                "confirmed": sorted(
+                    p for p, seat in active.items() if seat.user_id in game.players
+                ),
                 "until": until.isoformat(),
             }
     return state
@@ -208,18 +264,18 @@ def mark_leads(events: list[dict[str, Any]], *, previous_bout: int | None = None
     return events
 
 
-def _players(table: Table, users_by_seat: dict, active: dict[int, Seat]) -> list[dict]:
-    connected = presence.connected(table.pk, [user.pk for user in users_by_seat.values()])
+def _players(snapshot: TableSnapshot, users_by_seat: dict[int, int], connected: set[int]):
+    active = snapshot.active
     return [
         {
             "seat": seat,
-            "nickname": user.username,
-            "connected": user.pk in connected,
+            "nickname": snapshot.nicknames[user_id],
+            "connected": user_id in connected,
             "away": bool(
-                active.get(seat) and active[seat].user_id == user.pk and active[seat].away
+                active.get(seat) and active[seat].user_id == user_id and active[seat].away
             ),
         }
-        for seat, user in sorted(users_by_seat.items())
+        for seat, user_id in sorted(users_by_seat.items())
     ]
 
 

@@ -10,12 +10,6 @@ from games import deadlines, services
 LOOP_HANDOVER_EXPIRES = 60
 
 
-@shared_task(name="games.tasks.game_deadline", ignore_result=True)
-def game_deadline(game_id: int, version: int) -> bool:
-    """Act for the idle players if the game is still at `version` and its deadline has passed."""
-    return services.game_timeout(game_id=game_id, version=version)
-
-
 @shared_task(name="games.tasks.sweep_overdue_games", ignore_result=True)
 def sweep_overdue_games() -> int:
     """Catch overdue deadlines, long disconnections and expired rematches whose timer was lost;

@@ -25,21 +25,16 @@ def lock_table(table_id: Any) -> Table:
 def lock_game(game_id: Any) -> tuple[Table, Game]:
     if not is_int(game_id):
         raise GameError("game_not_found")
-    table_id = Game.objects.filter(pk=game_id).values_list("table_id", flat=True).first()
-    if table_id is None:
+    # Only the table's row is locked by the join; the game's is locked next, in the same order.
+    table = Table.objects.select_for_update(of=("self",)).filter(games__pk=game_id).first()
+    if table is None:
         raise GameError("game_not_found")
-    table = Table.objects.select_for_update().get(pk=table_id)
     game = Game.objects.select_for_update().get(pk=game_id)
     return table, game
 
 
 def active_seats(table: Table) -> QuerySet[Seat]:
     return Seat.objects.filter(table=table, left_at__isnull=True)
-
-
-def current_version(table: Table) -> int:
-    version = table.games.order_by("-number").values_list("version", flat=True).first()
-    return version or 0
 
 
 def is_int(value: object) -> bool:

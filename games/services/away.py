@@ -12,13 +12,14 @@ from games.engine import Game as EngineGame
 from games.errors import GameError
 from games.models import Game, Seat, Table
 from games.services import play
-from games.services._locks import active_seats, current_version, lock_table
+from games.services._locks import active_seats, lock_table
 
 
 def presence_connect(*, table_id: int, user, connection: str) -> None:
     """Record one more open socket of the user at the table; a seated player is back."""
     presence.add(table_id, user.pk, connection)
-    _presence_back(table_id=table_id, user=user)
+    if presence.count(table_id, user.pk) == 1:  # his first: he shows as connected now
+        _presence_back(table_id=table_id, user=user)
 
 
 def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
@@ -28,13 +29,14 @@ def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
 
 
 def _presence_back(*, table_id: int, user) -> None:
+    """A seated user shows as connected again; a spectator's coming changes nobody's state."""
     with transaction.atomic():
         Seat.objects.filter(
             table_id=table_id, user_id=user.pk, left_at__isnull=True, disconnected_at__isnull=False
         ).update(disconnected_at=None)
         table = Table.objects.filter(pk=table_id).first()
-        if table is not None:
-            effects.announce(table=table, version=current_version(table), lobby=False)
+        if table is not None and _is_seated(table, user):
+            effects.announce(table=table, lobby=False)
 
 
 def presence_disconnect(*, table_id: int, user, connection: str) -> None:
@@ -50,7 +52,14 @@ def presence_disconnect(*, table_id: int, user, connection: str) -> None:
             seat.disconnected_at = timezone.now()
             seat.save(update_fields=["disconnected_at"])
             effects.schedule_away_check(seat_id=seat.pk, countdown=table.turn_seconds + 0.5)
-        effects.announce(table=table, version=current_version(table), lobby=False)
+        if seat is not None or _is_seated(table, user):
+            effects.announce(table=table, lobby=False)
+
+
+def _is_seated(table: Table, user) -> bool:
+    """Whether the table's states show the user: he sits there or played its latest game."""
+    players = table.games.order_by("-number").values_list("players", flat=True).first() or []
+    return user.pk in players or active_seats(table).filter(user_id=user.pk).exists()
 
 
 def seats_mark_disconnected() -> None:
@@ -77,7 +86,7 @@ def seats_mark_disconnected() -> None:
             Seat.objects.filter(pk__in=lost, disconnected_at__isnull=True).update(
                 disconnected_at=timezone.now()
             )
-            effects.announce(table=table, version=current_version(table), lobby=False)
+            effects.announce(table=table, lobby=False)
 
 
 def seat_mark_away(*, seat_id: int) -> bool:
@@ -102,9 +111,9 @@ def seat_mark_away(*, seat_id: int) -> bool:
         seat.save(update_fields=["away"])
         engine = EngineGame.from_dict(game.state)
         if seat.position in engine.waiting_for:
-            play.advance_and_save(table=table, game=game, engine=engine)
+            play.advance_and_save(play.Change(table, game, engine, list(play.seated(table))))
         else:
-            effects.announce(table=table, version=game.version, lobby=False)
+            effects.announce(table=table, lobby=False)
     return True
 
 
@@ -121,5 +130,5 @@ def seat_back(*, table_id: int, user) -> bool:
         seat.away = False
         seat.consecutive_timeouts = 0
         seat.save(update_fields=["away", "consecutive_timeouts"])
-        effects.announce(table=table, version=current_version(table), lobby=False)
+        effects.announce(table=table, lobby=False)
     return True

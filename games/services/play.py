@@ -9,10 +9,10 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
-from games import effects, presence
+from games import effects, presence, selectors
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction
 from games.engine import Game as EngineGame
 from games.errors import ERROR_MESSAGES, GameError
@@ -28,7 +28,7 @@ AUTO_MOVES_PER_CHANGE = 300
 
 def game_start(*, table: Table) -> Game:
     """Deal a new game for the seated players (table row locked by the caller)."""
-    seats = list(table.seat_set.filter(left_at__isnull=True).order_by("position"))
+    seats = list(seated(table))
     seed = new_seed()
     engine = EngineGame.new(players=len(seats), seed=seed)
     number = (table.games.aggregate(last=Max("number"))["last"] or 0) + 1
@@ -50,12 +50,17 @@ def game_start(*, table: Table) -> Game:
     Seat.objects.filter(pk__in=[seat.pk for seat in seats if seat.user_id not in connected]).update(
         disconnected_at=timezone.now()
     )
-    advance_and_save(table=table, game=game, engine=engine)
+    # The table leaves the lobby.
+    advance_and_save(Change(table, game, engine, seats), lobby=True)
     return game
 
 
 def game_apply_action(*, game_id: int, user, action: dict, expected_version: int) -> Game:
-    """Play the user's move: checked, stored with its event and the next deadline, at once."""
+    """Play the user's move: checked, stored with its event and the next deadline, at once.
+
+    A fixed handful of statements whatever the length of the game: lock the table and the
+    game, read the seats, insert the events, update the game.
+    """
     if not is_int(expected_version):
         raise GameError("stale_version")
     with transaction.atomic(durable=True):
@@ -66,21 +71,20 @@ def game_apply_action(*, game_id: int, user, action: dict, expected_version: int
             raise GameError("not_a_player")
         if expected_version != game.version:
             raise GameError("stale_version")
-        seat = game.players.index(user.pk)
-        engine = EngineGame.from_dict(game.state)
-        bout = engine.bouts
+        position = game.players.index(user.pk)
+        change = Change(table, game, EngineGame.from_dict(game.state), list(seated(table)))
         try:
-            engine.apply(seat, action)
+            change.play(position, action, automatic=False)
         except IllegalAction as error:
             raise GameError(
                 error.code, ERROR_MESSAGES.get(error.code, ERROR_MESSAGES["malformed"])
             ) from error
         # Acting himself brings a player back from away and clears his timeouts.
-        active_seats(table).filter(position=seat).exclude(
-            consecutive_timeouts=0, away=False
-        ).update(consecutive_timeouts=0, away=False)
-        _record(game=game, seat=seat, action=action, bout=bout, automatic=False)
-        advance_and_save(table=table, game=game, engine=engine)
+        mover = change.seat_at(position)
+        if mover.consecutive_timeouts or mover.away:
+            mover.consecutive_timeouts, mover.away = 0, False
+            mover.save(update_fields=["consecutive_timeouts", "away"])
+        advance_and_save(change)
     return game
 
 
@@ -102,38 +106,79 @@ def game_timeout(*, game_id: int, version: int) -> bool:
             or game.deadline > now
         ):
             return False
-        engine = EngineGame.from_dict(game.state)
+        change = Change(table, game, EngineGame.from_dict(game.state), list(seated(table)))
+        engine = change.engine
         bout = engine.bouts
         timed_out = []
-        for seat in engine.waiting_for:
+        for position in engine.waiting_for:
             # Passes do not change whom else the game waits for; the bout's end does.
-            if engine.finished or engine.bouts != bout or seat not in engine.waiting_for:
+            if engine.finished or engine.bouts != bout or position not in engine.waiting_for:
                 break
-            action = engine.timeout_action(seat)
-            engine.apply(seat, action)
-            _record(game=game, seat=seat, action=action, bout=bout, automatic=True)
-            timed_out.append(seat)
-        seats = active_seats(table).filter(position__in=timed_out)
-        seats.update(consecutive_timeouts=F("consecutive_timeouts") + 1)
-        seats.filter(consecutive_timeouts__gte=2).update(away=True)
-        advance_and_save(table=table, game=game, engine=engine)
+            change.play(position, engine.timeout_action(position), automatic=True)
+            timed_out.append(change.seat_at(position))
+        for seat in timed_out:
+            seat.consecutive_timeouts += 1
+            seat.away = seat.away or seat.consecutive_timeouts >= 2
+        Seat.objects.bulk_update(timed_out, ["consecutive_timeouts", "away"])
+        advance_and_save(change)
     return True
 
 
-def _record(*, game: Game, seat: int, action: dict, bout: int, automatic: bool) -> None:
-    game.version += 1
-    GameEvent.objects.create(
-        game=game, version=game.version, bout=bout, seat=seat, action=action, automatic=automatic
-    )
+def seated(table: Table) -> QuerySet[Seat]:
+    """The table's active seats with their users, by position."""
+    return active_seats(table).select_related("user").order_by("position")
 
 
-def advance_and_save(*, table: Table, game: Game, engine: EngineGame) -> None:
-    """Play for away players, then finish the game or set its next deadline; save; announce.
+class Change:
+    """The moves of one command: applied to the engine, kept in memory, stored at once."""
+
+    def __init__(self, table: Table, game: Game, engine: EngineGame, seats: list[Seat]) -> None:
+        self.table, self.game, self.engine, self.seats = table, game, engine, seats
+        self.version_before = game.version
+        self.events: list[GameEvent] = []
+        self.public: list[dict] = []  # the same moves as every seat sees them
+
+    def seat_at(self, position: int) -> Seat:
+        return next(seat for seat in self.seats if seat.position == position)
+
+    def play(self, position: int, action: dict, *, automatic: bool) -> None:
+        """Apply one move; IllegalAction leaves everything unchanged."""
+        engine = self.engine
+        bout = engine.bouts
+        # A move on an empty table opens its bout (selectors.mark_leads says the same).
+        lead = not engine.view(None)["table"]
+        engine.apply(position, action)
+        self.game.version += 1
+        self.events.append(
+            GameEvent(
+                game=self.game,
+                version=self.game.version,
+                bout=bout,
+                seat=position,
+                action=action,
+                automatic=automatic,
+            )
+        )
+        self.public.append(
+            {
+                "version": self.game.version,
+                "bout": bout,
+                "seat": position,
+                "action": action,
+                "automatic": automatic,
+                "lead": lead,
+            }
+        )
+
+
+def advance_and_save(change: Change, *, lobby: bool = False) -> None:
+    """Play for away players, then finish the game or set its next deadline; save; publish.
 
     When everyone still in is away and the server's moves for them would repeat forever, the
     game ends at once in a stalemate: they share the places still to be given.
     """
-    away = set(active_seats(table).filter(away=True).values_list("position", flat=True))
+    table, game, engine = change.table, change.game, change.engine
+    away = {seat.position for seat in change.seats if seat.away}
     checked: list[int] | None = None
     for _move in range(AUTO_MOVES_PER_CHANGE):
         if engine.finished:
@@ -144,22 +189,37 @@ def advance_and_save(*, table: Table, game: Game, engine: EngineGame) -> None:
             if away.issuperset(still_in) and auto_play_is_endless(engine):
                 game.stalemate = True
                 break
-        seat = next((seat for seat in engine.waiting_for if seat in away), None)
-        if seat is None:
+        position = next((seat for seat in engine.waiting_for if seat in away), None)
+        if position is None:
             break
-        action = engine.timeout_action(seat)
-        bout = engine.bouts
-        engine.apply(seat, action)
-        _record(game=game, seat=seat, action=action, bout=bout, automatic=True)
+        change.play(position, engine.timeout_action(position), automatic=True)
+    GameEvent.objects.bulk_create(change.events)
     game.state = engine.to_dict()
+    result = None
     if engine.finished or game.stalemate:
         _game_finish(table=table, game=game, engine=engine)
+        left = timezone.now()
+        for seat in change.seats:
+            seat.left_at = left
+        result = selectors.game_result(game=game)
     else:
         seconds = table.turn_seconds if engine.deadline_kind == "turn" else table.throw_seconds
+        # The deadline loop (games.deadlines) finds it by this indexed column.
         game.deadline = timezone.now() + timedelta(seconds=seconds)
-        game.save()
-        effects.schedule_deadline(game_id=game.pk, version=game.version, eta=game.deadline)
-    effects.announce(table=table, version=game.version)
+        game.save(update_fields=["state", "version", "deadline", "stalemate"])
+    effects.publish(
+        selectors.TableSnapshot(
+            table,
+            game,
+            engine,
+            {seat.position: seat for seat in change.seats if seat.left_at is None},
+            {seat.user_id: seat.user.username for seat in change.seats},
+            result,
+        ),
+        events=change.public,
+        events_from=change.version_before,
+        lobby=lobby and not table.private,
+    )
 
 
 def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:

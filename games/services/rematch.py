@@ -12,7 +12,7 @@ from games import effects
 from games.errors import GameError
 from games.models import REMATCH_SECONDS, Game, Table
 from games.services import play
-from games.services._locks import active_seats, current_version, lock_game, lock_table
+from games.services._locks import active_seats, lock_game, lock_table
 from games.services.tables import seat_release, seat_take
 
 
@@ -36,7 +36,7 @@ def rematch_confirm(*, game_id: int, user) -> None:
         if active_seats(table).count() == len(game.players):
             play.game_start(table=table)  # announces the new game itself
         else:
-            effects.announce(table=table, version=game.version)
+            effects.announce(table=table)
 
 
 def rematch_expire(*, table_id: int) -> bool:
@@ -54,5 +54,5 @@ def rematch_expire(*, table_id: int) -> bool:
         for seat in seats:
             seat_release(table=table, seat=seat)
         if seats:
-            effects.announce(table=table, version=current_version(table))
+            effects.announce(table=table)
         return bool(seats)

@@ -7,13 +7,13 @@ from datetime import timedelta
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from games.models import REMATCH_SECONDS, Game, Seat, Table
+from games import deadlines
+from games.models import REMATCH_SECONDS, Seat, Table
 from games.services.away import seat_mark_away, seats_mark_disconnected
-from games.services.play import game_timeout
 from games.services.rematch import rematch_expire
 from games.services.tables import MIN_TURN_SECONDS, open_cutoff, table_expire
 
-# The sweeper leaves a just-passed deadline to its own task for this long.
+# The sweeper leaves a just-passed deadline to the deadline loop for this long.
 SWEEP_GRACE = timedelta(seconds=1)
 
 
@@ -22,11 +22,7 @@ def games_sweep() -> int:
     returns the actions taken."""
     now = timezone.now()
     done = 0
-    overdue = Game.objects.filter(
-        status=Game.Status.PLAYING, deadline__lte=now - SWEEP_GRACE
-    ).values_list("pk", "version")
-    for game_id, version in overdue:
-        done += game_timeout(game_id=game_id, version=version)
+    done += deadlines.fire_due(before=SWEEP_GRACE)
     seats_mark_disconnected()
     gone = Seat.objects.filter(
         left_at__isnull=True,

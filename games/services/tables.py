@@ -14,7 +14,7 @@ from games import effects
 from games.errors import ERROR_MESSAGES, GameError
 from games.models import Seat, Table
 from games.services import play
-from games.services._locks import active_seats, current_version, is_int, lock_table
+from games.services._locks import active_seats, is_int, lock_table
 from wallet import limits
 from wallet import services as wallet_services
 from wallet.services import WalletError
@@ -57,7 +57,7 @@ def table_create(
             created_by=user,
         )
         seat_take(table=table, user=user, position=0)
-        effects.announce(table=table, version=0)
+        effects.announce(table=table)
     return table
 
 
@@ -82,7 +82,7 @@ def table_join(*, table_id: int, user, invite_code: str | None = None) -> Seat:
         if len(seats) + 1 == table.seats:
             play.game_start(table=table)  # announces the new game itself
         else:
-            effects.announce(table=table, version=0)
+            effects.announce(table=table)
     return seat
 
 
@@ -102,7 +102,7 @@ def table_leave(*, table_id: int, user) -> None:
         ):
             table.status = Table.Status.CLOSED
             table.save(update_fields=["status"])
-        effects.announce(table=table, version=current_version(table))
+        effects.announce(table=table)
 
 
 def table_expire(*, table_id: int) -> bool:
@@ -121,7 +121,7 @@ def table_expire(*, table_id: int) -> bool:
             seat_release(table=table, seat=seat)
         table.status = Table.Status.CLOSED
         table.save(update_fields=["status"])
-        effects.announce(table=table, version=current_version(table))
+        effects.announce(table=table)
     return True
 
 

@@ -122,14 +122,19 @@ function onMessage(message) {
   if (message.type === "state") {
     drag.cancel(); // the hand under the finger may be about to change
     stopFlights();
+    if (!store.continues(message)) {
+      // A change was missed: the latest moves alone would leave a gap in the log.
+      socket.send({ type: "sync", version: store.state.version });
+      return;
+    }
     const previous = store.state;
     const before = cardRects();
     if (!store.receive(message)) return;
     render();
-    animate(previous, message, before);
+    animate(previous, store.state, before);
     // A rematch begins with the page scrolled down to the last result: show the new deal.
     if (previous.game && previous.game.id !== message.game?.id) window.scrollTo({ top: 0 });
-    signal(previous, message);
+    signal(previous, store.state);
     refreshBalance();
   } else if (message.type === "error") {
     store.endMove();

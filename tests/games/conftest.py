@@ -15,10 +15,11 @@ from django.conf import settings
 
 from durak_site.asgi import application
 from durak_site.celery import app as celery_app
-from games import presence
+from games import consumers, presence
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
 from games.replay import replay_game
+from games.selectors import STATE_EVENTS
 from games.services import play
 from tests import players
 from tests.players import session_cookie
@@ -62,6 +63,13 @@ def _no_stale_tasks():
     celery_app.control.purge()
     yield
     celery_app.control.purge()
+
+
+@pytest.fixture
+def fast_clients(monkeypatch):
+    """Bots move far faster than people; the rate limit has its own test."""
+    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000.0)
+    monkeypatch.setattr(consumers, "USER_RATE_PER_SECOND", 1000.0)
 
 
 class SecretLeak(AssertionError):
@@ -162,11 +170,25 @@ class TableClient:
             self.frames += 1
             if message["type"] == "state":
                 await self.check_secrets(message)
-                self.state = message
+                self.state = self.whole(message)
             elif message["type"] == "error":
                 self.errors.append(message)
             if wanted is None or message["type"] == wanted:
                 return message
+
+    def whole(self, message: dict) -> dict:
+        """The state a browser holds after `message`, which may carry only the latest moves:
+        those must follow the state held, as the socket promises."""
+        if "events_from" not in message:
+            return message
+        since = message.pop("events_from")
+        if not since:
+            return message
+        held = self.state
+        assert held["game"]["id"] == message["game"]["id"] and held["version"] == since, (
+            f"{self.user.username} was sent moves after {since} holding {held['version']}"
+        )
+        return {**message, "events": (held["events"] + message["events"])[-STATE_EVENTS:]}
 
     async def state_at_least(self, version: int, timeout: float = 5) -> dict:
         while self.state is None or self.state["version"] < version:

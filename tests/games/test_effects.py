@@ -7,7 +7,7 @@ from django.db import transaction
 
 from durak_site.celery import app as celery_app
 from games import effects, services
-from games.effects import Announcement, AwayCheck, Deadline
+from games.effects import Announcement, AwayCheck, Publication
 from games.engine import Game as EngineGame
 from games.services import GameError
 from tests.games.test_services import bot_move, seated_game
@@ -15,7 +15,7 @@ from tests.games.test_services import bot_move, seated_game
 pytestmark = pytest.mark.django_db
 
 
-def test_a_move_schedules_one_deadline_for_its_new_version_and_one_announcement(
+def test_a_move_publishes_its_states_once_and_queues_no_task(
     django_capture_on_commit_callbacks,
 ):
     game, users = seated_game(3)
@@ -24,10 +24,13 @@ def test_a_move_schedules_one_deadline_for_its_new_version_and_one_announcement(
         bot_move(game, users)
     game.refresh_from_db()
     assert game.version == before + 1
-    assert callbacks == [
-        Deadline(game.pk, game.version, game.deadline),
-        Announcement(game.table_id, game.version, lobby=True),
-    ]
+    [publication] = callbacks
+    assert isinstance(publication, Publication)
+    # The deadline is the game's indexed column alone (games.deadlines): nothing is queued.
+    assert publication.snapshot.game.deadline == game.deadline
+    assert publication.events_from == before
+    assert [event["version"] for event in publication.events] == [before + 1]
+    assert publication.lobby is False
 
 
 def test_a_refused_move_schedules_nothing(django_capture_on_commit_callbacks):
@@ -54,12 +57,12 @@ def test_a_closed_last_socket_schedules_one_away_check_and_a_table_only_announce
     seat = game.table.seat_set.get(user=users[0], left_at__isnull=True)
     assert callbacks == [
         AwayCheck(seat.pk, 20.5),
-        Announcement(game.table_id, game.version, lobby=False),
+        Announcement(game.table_id, lobby=False),
     ]
 
 
 def test_the_effects_send_tasks_the_worker_knows_by_name():
-    assert {effects.DEADLINE_TASK, effects.AWAY_CHECK_TASK} <= set(celery_app.tasks)
+    assert effects.AWAY_CHECK_TASK in celery_app.tasks
 
 
 def test_a_move_is_never_part_of_a_larger_transaction():

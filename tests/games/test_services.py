@@ -337,17 +337,19 @@ def test_a_card_the_player_does_not_hold_is_refused():
 # --- time ----------------------------------------------------------------------------------
 
 
-def test_a_deadline_task_acts_once_even_when_it_runs_twice():
+def test_a_timeout_acts_once_even_when_it_runs_twice():
     game, users = seated_game(2)
     bot_move(game, users)  # the lead: now the defender is waited for
     game.refresh_from_db()
     defender = EngineGame.from_dict(game.state).waiting_for[0]
     version = game.version
-    assert not tasks.game_deadline(game.pk, version)  # not due yet: nothing happens
+    assert not services.game_timeout(
+        game_id=game.pk, version=version
+    )  # not due yet: nothing happens
     assert snapshot(game)[0] == version
     expire_deadline(game)
-    assert tasks.game_deadline(game.pk, version)
-    assert not tasks.game_deadline(game.pk, version)
+    assert services.game_timeout(game_id=game.pk, version=version)
+    assert not services.game_timeout(game_id=game.pk, version=version)
     event = GameEvent.objects.get(game=game, version=version + 1)
     assert (event.seat, event.action, event.automatic) == (defender, {"type": "take"}, True)
     assert GameEvent.objects.filter(game=game).count() == version + 1
@@ -381,7 +383,7 @@ def test_two_timeouts_in_a_row_make_a_player_away_and_he_is_then_played_for_at_o
             bot_move(game, users)
             game.refresh_from_db()
         expire_deadline(game)
-        assert tasks.game_deadline(game.pk, game.version)
+        assert services.game_timeout(game_id=game.pk, version=game.version)
         seat.refresh_from_db()
         assert (seat.consecutive_timeouts, seat.away) == (timeouts, timeouts == 2)
     marked_at = GameEvent.objects.filter(game=game).count()
@@ -412,7 +414,7 @@ def everyone_away_times_out(game: Game) -> Game:
     Seat.objects.filter(table=game.table, left_at__isnull=True).update(away=True)
     game.refresh_from_db()
     expire_deadline(game)
-    assert tasks.game_deadline(game.pk, game.version)
+    assert services.game_timeout(game_id=game.pk, version=game.version)
     game.refresh_from_db()
     return game
 

@@ -89,13 +89,6 @@ def live_sockets(user) -> int:
     return client.zcount(presence.user_key(user.pk), time.time() - presence.STALE_SECONDS, "+inf")
 
 
-@pytest.fixture
-def fast_clients(monkeypatch):
-    """Bots move far faster than people; the rate limit has its own test."""
-    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 1000.0)
-    monkeypatch.setattr(consumers, "USER_RATE_PER_SECOND", 1000.0)
-
-
 # --- whole games ---------------------------------------------------------------------------
 
 

@@ -77,3 +77,40 @@ test("a rematch offer is open only until its time by the server's clock", () => 
   store.receive(state(1, [], 2), serverNow);
   assert.equal(store.rematchAgreed, false);
 });
+
+test("a state with only the latest moves extends the log it follows", () => {
+  const first = { version: 2, bout: 0, seat: 0, action: { type: "attack", cards: ["6S"] }, automatic: false, lead: true };
+  const second = { version: 3, bout: 0, seat: 1, action: { type: "take" }, automatic: false, lead: false };
+  const store = new TableStore(state(2, ["6S"], 1, { events: [first] }));
+  const delta = state(3, ["6S"], 1, { events: [second], events_from: 2 });
+  assert.equal(store.continues(delta), true);
+  assert.equal(store.receive(delta), true);
+  assert.deepEqual(store.state.events, [first, second]);
+  assert.equal("events_from" in store.state, false);
+});
+
+test("a state with only the latest moves that do not follow the held ones asks for all", () => {
+  const store = new TableStore(state(2, ["6S"], 1, { events: [] }));
+  assert.equal(store.continues(state(5, [], 1, { events: [], events_from: 4 })), false);
+  assert.equal(store.continues(state(6, [], 1, { events: [] })), true); // a full state
+});
+
+test("a new game's moves from its start replace the old game's log", () => {
+  const old = { version: 9, bout: 3, seat: 0, action: { type: "pass" }, automatic: false, lead: false };
+  const lead = { version: 1, bout: 0, seat: 1, action: { type: "attack", cards: ["7H"] }, automatic: true, lead: true };
+  const store = new TableStore(state(9, [], 1, { events: [old] }));
+  const fresh = state(1, ["6S"], 2, { events: [lead], events_from: 0 });
+  assert.equal(store.continues(fresh), true);
+  store.receive(fresh);
+  assert.deepEqual(store.state.events, [lead]);
+});
+
+test("the log keeps the latest 200 moves", () => {
+  const move = (version) => ({ version, bout: 0, seat: 0, action: { type: "pass" }, automatic: false, lead: false });
+  const events = Array.from({ length: 200 }, (_, index) => move(index + 1));
+  const store = new TableStore(state(200, [], 1, { events }));
+  store.receive(state(201, [], 1, { events: [move(201)], events_from: 200 }));
+  assert.equal(store.state.events.length, 200);
+  assert.equal(store.state.events[0].version, 2);
+  assert.equal(store.state.events[199].version, 201);
+});

@@ -1,6 +1,9 @@
 // The table page's whole mutable state in one place: the server's state, the own selection,
 // the move awaiting an answer, and the offset of the server's clock.
 
+// The move log keeps the game's latest moves, as many as a full state carries.
+const LOG_LIMIT = 200;
+
 export class TableStore {
   constructor(state) {
     this.state = state;
@@ -28,14 +31,31 @@ export class TableStore {
   }
 
   /**
+   * Whether a state message can be taken: a state that carries only the moves after
+   * `events_from` (not 0: from the game's start) must follow the state held here, else a full
+   * state must be asked for.
+   */
+  continues(message) {
+    if (!Number.isInteger(message.events_from) || message.events_from === 0) return true;
+    const current = this.state;
+    return message.game?.id === current.game?.id && message.events_from === current.version;
+  }
+
+  /**
    * Take a state message from the server. Returns false (and changes nothing) for an older
-   * snapshot of the same game that overtook a newer one.
+   * snapshot of the same game that overtook a newer one. The moves of a state that carries
+   * only the latest ones are added to the log held.
    */
   receive(message, nowMs = Date.now()) {
     const current = this.state;
     if (typeof message.version === "number" && typeof current.version === "number"
         && message.version < current.version && message.game?.id === current.game?.id) {
       return false;
+    }
+    if (Number.isInteger(message.events_from)) {
+      const { events_from: _from, ...rest } = message;
+      const held = message.game?.id === current.game?.id && _from > 0 ? current.events || [] : [];
+      message = { ...rest, events: [...held, ...message.events].slice(-LOG_LIMIT) };
     }
     this.state = message;
     if (message.server_time) this.clockOffsetMs = Date.parse(message.server_time) - nowMs;

@@ -1,0 +1,134 @@
+"""A table's states, built once per change and sent to each viewer's own group.
+
+Every user at a table (a player, or one seated waiting for the game) has a group of his own
+sockets there, and every socket at the table is in its spectators' group. After a change each
+seated user's state is built once and sent to his group alone, so a message holding a hand
+only ever reaches that player's sockets; one spectators' state goes to the spectators' group,
+where the seated users' sockets drop it. Sockets only forward what they are sent.
+
+Each message carries the moves since ``from`` (the version before the change) rather than the
+whole log, and a ``key`` (game id, version, stamp) that orders states across processes: the
+stamp is taken after the commit, or before the read, so a later key never holds older data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from redis.exceptions import RedisError
+
+from games import selectors
+
+# Pauses before each new try of a send that failed (the layer reconnects in between).
+RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
+logger = logging.getLogger(__name__)
+
+
+def user_group(table_id: int, user_id: int) -> str:
+    return f"games.table.{table_id}.user.{user_id}"
+
+
+def watch_group(table_id: int) -> str:
+    return f"games.table.{table_id}.watch"
+
+
+@dataclass(frozen=True)
+class Message:
+    group: str
+    body: dict[str, Any]
+
+
+def stamp() -> float:
+    return time.time()
+
+
+def table_messages(
+    snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, at: float
+) -> list[Message]:
+    """One message per seated user and one for the spectators, each with its own state."""
+    table_id = snapshot.table.pk
+    game = snapshot.game
+    key = [game.pk if game is not None else 0, game.version if game is not None else 0, at]
+    connected = selectors.table_connected(snapshot)
+    seated = snapshot.seated
+    messages = [
+        Message(
+            user_group(table_id, user_id),
+            {
+                "type": "table.state",
+                "key": key,
+                "from": events_from,
+                "state": selectors.table_state(snapshot, user_id, connected, events),
+            },
+        )
+        for user_id in seated
+    ]
+    messages.append(
+        Message(
+            watch_group(table_id),
+            {
+                "type": "table.watch",
+                "key": key,
+                "from": events_from,
+                "seated": seated,
+                "state": selectors.table_state(snapshot, None, connected, events),
+            },
+        )
+    )
+    return messages
+
+
+_outbox: ContextVar[list[Message] | None] = ContextVar("games_broadcast_outbox", default=None)
+
+
+@contextlib.contextmanager
+def collected() -> Iterator[list[Message]]:
+    """Inside, committed changes keep their messages here for the caller to send.
+
+    A mover's socket uses it to serve itself before anyone else, then sends the rest.
+    """
+    outbox: list[Message] = []
+    token = _outbox.set(outbox)
+    try:
+        yield outbox
+    finally:
+        _outbox.reset(token)
+
+
+def deliver(messages: list[Message]) -> None:
+    """Send now (on commit), or keep them for the caller that collects them."""
+    outbox = _outbox.get()
+    if outbox is not None:
+        outbox.extend(messages)
+    else:
+        async_to_sync(send)(messages)
+
+
+async def send(messages: list[Message]) -> None:
+    layer = get_channel_layer()
+    for message in messages:
+        await _send_one(layer, message)
+
+
+async def _send_one(layer, message: Message) -> None:
+    """Send, retrying while the layer's Redis connection is broken; a committed change must
+    reach its table."""
+    for delay in (*RETRY_DELAYS, None):
+        try:
+            await layer.group_send(message.group, message.body)
+            return
+        except (RedisError, OSError) as error:
+            if delay is None:
+                logger.error("a table state could not be sent to %s: %s", message.group, error)
+                return
+            logger.warning("retrying a table state to %s after: %s", message.group, error)
+            await asyncio.sleep(delay)

@@ -1,0 +1,183 @@
+"""The move path: a fixed handful of statements, states built once per change and forwarded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import broadcast, consumers, services
+from games.engine import Game as EngineGame
+from games.engine.bots import choose_action
+from games.models import Game
+from tests.games.conftest import TableClient
+from tests.games.test_services import seated_game
+from tests.games.test_sockets import connect_all, current_game, open_table, players
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Lock the table, lock the game, read the seats, insert the events, update the game.
+STATEMENTS_PER_MOVE = 5
+
+
+def measured_move(game: Game, users: list) -> list[str]:
+    game.refresh_from_db()
+    engine = EngineGame.from_dict(game.state)
+    seat = engine.waiting_for[0]
+    with CaptureQueriesContext(connection) as queries:
+        services.game_apply_action(
+            game_id=game.pk,
+            user=users[seat],
+            action=choose_action(engine, seat),
+            expected_version=game.version,
+        )
+    statements = [query["sql"] for query in queries.captured_queries]
+    # One transaction around them.
+    assert (statements[0], statements[-1]) == ("BEGIN", "COMMIT"), statements
+    return statements[1:-1]
+
+
+def test_a_move_issues_the_same_few_statements_early_and_late_in_a_game():
+    game, users = seated_game(4)
+    first = measured_move(game, users)
+    for _ in range(40):
+        measured_move(game, users)
+    game.refresh_from_db()
+    assert game.status == Game.Status.PLAYING and game.version > 40
+    late = measured_move(game, users)
+    assert len(first) == len(late) == STATEMENTS_PER_MOVE, late
+    # The log is only added to, never read back, and the states are built without a query.
+    assert not any("games_gameevent" in sql and sql.startswith("SELECT") for sql in late)
+
+
+@pytest.fixture
+def state_reads(monkeypatch):
+    """How often a socket read a state from the database."""
+    reads = []
+    original = consumers._table_state
+
+    def counted(*args):
+        reads.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(consumers, "_table_state", counted)
+    return reads
+
+
+async def play_moves(table, clients, watcher, count: int) -> Game:
+    for _ in range(count):
+        game = await current_game(table)
+        engine = EngineGame.from_dict(game.state)
+        seat = engine.waiting_for[0]
+        await clients[seat].send(
+            {"type": "act", "action": choose_action(engine, seat), "version": game.version}
+        )
+        for client in [*clients, watcher]:
+            await client.state_at_least(game.version + 1)
+    return await current_game(table)
+
+
+@pytest.mark.asyncio
+async def test_sockets_only_forward_the_states_they_are_sent(snapshots, state_reads, fast_clients):
+    users = await players(3)
+    table = await open_table(users, 3)
+    clients = await connect_all(users, table, snapshots)
+    watcher = TableClient((await players(1))[0], table.pk, snapshots)
+    await watcher.connect()
+    opened = len(state_reads)
+    assert opened == 4
+
+    game = await play_moves(table, clients, watcher, 12)
+    assert len(state_reads) == opened  # no socket read anything to receive a state
+    for client in [*clients, watcher]:
+        assert client.state["version"] == game.version
+        # The log arrived move by move and adds up to the whole of it.
+        assert [event["version"] for event in client.state["events"]] == list(
+            range(1, game.version + 1)
+        )
+    assert watcher.state["you"] is None and watcher.state["view"]["hand"] == []
+
+    # sync at the current version: the socket answers from what it holds.
+    await clients[0].send({"type": "sync", "version": game.version})
+    full = await clients[0].receive("state")
+    assert full["version"] == game.version and "events_from" not in full
+    assert len(full["events"]) == game.version
+    assert len(state_reads) == opened
+    for client in [*clients, watcher]:
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_the_mover_is_served_before_anyone_else(snapshots, monkeypatch, fast_clients):
+    users = await players(3)
+    table = await open_table(users, 3)
+    clients = await connect_all(users, table, snapshots)
+    game = await current_game(table)
+    engine = EngineGame.from_dict(game.state)
+    mover = clients[engine.waiting_for[0]]
+    queued_first = []
+    send = broadcast.send
+
+    async def watched_send(messages):
+        # Nobody else has been sent anything yet: the mover's frame is already on its way.
+        frames = [json.loads(item["text"]) for item in list(mover.communicator.output_queue._queue)]
+        queued_first.append(any(frame.get("version") == game.version + 1 for frame in frames))
+        await send(messages)
+
+    monkeypatch.setattr(broadcast, "send", watched_send)
+    seat = engine.waiting_for[0]
+    await mover.send(
+        {"type": "act", "action": choose_action(engine, seat), "version": game.version}
+    )
+    for client in clients:
+        await client.state_at_least(game.version + 1)
+    assert queued_first == [True]
+    for client in clients:
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_move_reaches_every_socket_though_the_channel_layer_connection_broke(
+    snapshots, fast_clients
+):
+    users = await players(2)
+    table = await open_table(users, 2)
+    clients = await connect_all(users, table, snapshots)
+    watcher = TableClient((await players(1))[0], table.pk, snapshots)
+    await watcher.connect()
+    # Every connection the layer holds for sending dies now, as when Redis restarts or a
+    # network link drops; the sockets' receiving connections are left alone.
+    control = redis.Redis.from_url(settings.REDIS_URL)
+    killed = 0
+    for client in control.client_list():
+        if client["cmd"] not in {"bzpopmin", "client|list", "client"}:
+            killed += control.client_kill_filter(_id=client["id"])
+    control.close()
+    assert killed
+
+    game = await play_moves(table, clients, watcher, 1)
+    assert game.version == 1
+    for client in [*clients, watcher]:
+        assert client.state["version"] == 1
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_spectator_coming_and_going_sends_the_players_nothing(snapshots):
+    users = await players(2)
+    table = await open_table(users, 2)
+    clients = await connect_all(users, table, snapshots)
+    for client in clients:  # each has heard of both players' arrival
+        while not all(player["connected"] for player in client.state["players"]):
+            await client.receive("state")
+    watcher = TableClient((await players(1))[0], table.pk, snapshots)
+    await watcher.connect()
+    await watcher.close()
+    for client in clients:
+        await client.nothing_more()
+    for client in clients:
+        await client.close()
