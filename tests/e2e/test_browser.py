@@ -193,6 +193,10 @@ def check_reload_restores(page: Page) -> None:
 
 def check_connection_loss_and_resync(daphne_server, pages: list[Page]) -> None:
     """The server goes away: a banner says so; it comes back: the board resyncs by itself."""
+    # Every page has the latest move before the server goes (the mover's own page had it first).
+    latest = max(state_of(page)["version"] for page in pages)
+    for page in pages:
+        wait_for_version_above(page, latest - 1)
     versions = [state_of(page)["version"] for page in pages]
     daphne_server.stop()
     for page in pages:
