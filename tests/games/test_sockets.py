@@ -13,10 +13,11 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management import call_command
+from django.db import transaction
 from django.utils import timezone
 
 from durak_site.asgi import application
-from games import consumers, presence, services
+from games import consumers, effects, presence, services
 from games.engine import Game as EngineGame
 from games.engine import split_bank
 from games.engine.bots import choose_action
@@ -568,7 +569,10 @@ async def test_errors_speak_the_users_language(snapshots):
 
 @db
 def mark_away(table: Table, user) -> None:
-    Seat.objects.filter(table=table, user=user).update(away=True, consecutive_timeouts=2)
+    # As the server marks a player away: the table hears of it.
+    with transaction.atomic():
+        Seat.objects.filter(table=table, user=user).update(away=True, consecutive_timeouts=2)
+        effects.announce(table=table, lobby=False)
 
 
 @db
@@ -582,12 +586,12 @@ async def test_a_player_marked_away_says_he_is_back_and_the_mark_clears(snapshot
     first, second = await connect_all(users[:2], table, snapshots)
     await first.receive("state")  # the second player's arrival
     await mark_away(table, users[0])
-    await first.send({"type": "sync", "version": 0})
     assert (await first.receive("state"))["players"][0]["away"] is True
 
     await first.send({"type": "back"})
     state = await first.receive("state")
     assert state["players"][0]["away"] is False
+    assert (await second.receive("state"))["players"][0]["away"] is True  # the mark
     assert (await second.receive("state"))["players"][0]["away"] is False
     seat = await seat_of(table, users[0])
     assert not seat.away and seat.consecutive_timeouts == 0
