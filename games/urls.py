@@ -12,6 +12,7 @@ urlpatterns = [
     path("game/<int:game_id>/rematch/", views.game_rematch, name="game_rematch"),
     path("profile/", views.profile, name="profile"),
     path("players/<str:nickname>/", views.profile, name="profile"),
+    path("players/<str:nickname>/card.json", views.player_card, name="player_card"),
     path("leaderboard/", views.leaderboard, name="leaderboard"),
     path("rules/", views.rules, name="rules"),
     path("balance.json", views.balance, name="balance_json"),

@@ -163,6 +163,21 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     )
 
 
+def player_card(request: HttpRequest, nickname: str) -> JsonResponse:
+    """The small card a click on a player at the table shows: his public figures."""
+    player = get_object_or_404(get_user_model(), username__iexact=nickname)
+    summary = stats.player_summary(user=player, viewer=request.user)
+    return JsonResponse(
+        {
+            "nickname": player.username,
+            "games": summary["games"],
+            "wins": summary["wins"],
+            "durak": summary["durak"],
+            "profile_url": reverse("profile", args=[player.username]),
+        }
+    )
+
+
 def profile(request: HttpRequest, nickname: str | None = None) -> HttpResponse:
     if nickname is None:
         if not request.user.is_authenticated:

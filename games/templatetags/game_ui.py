@@ -119,6 +119,7 @@ def _strings() -> dict[str, str]:
         "take_confirm": _("Take the cards?"),
         "place_n": _("place %(n)s"),
         "discard_count": _("Beaten off: %(n)s"),
+        "player_card_failed": _("The figures could not be loaded."),
         "settings_not_saved": _("The settings could not be saved. Try again."),
         "notifications_unsupported": _("This browser cannot show notifications."),
         "notifications_blocked": _("The browser blocks notifications from this site."),

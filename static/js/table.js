@@ -20,6 +20,7 @@ import { renderFairness } from "./table/views/fairness.js";
 import { renderHand } from "./table/views/hand.js";
 import { renderInfo } from "./table/views/info.js";
 import { renderLog } from "./table/views/log.js";
+import { bindPlayerCards } from "./table/views/player-card.js";
 import { renderPlayfield } from "./table/views/playfield.js";
 import { renderResult } from "./table/views/result.js";
 import { renderSeatButtons } from "./table/views/seat-buttons.js";
@@ -188,6 +189,7 @@ els.playfield.addEventListener("click", (event) => {
 });
 
 bindAway(() => socket.send({ type: "back" }));
+bindPlayerCards(document.querySelector(".board"), (seat) => store.player(seat)?.nickname);
 
 bindActions({
   play: () => playOn(null),

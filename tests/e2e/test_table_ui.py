@@ -438,3 +438,31 @@ def test_the_log_says_the_word_the_player_pressed(browser, live_url, off_loop):
     expect(page.get_by_test_id("log").locator("li").first).to_have_text(
         f"{leader.username}: {pressed}"
     )
+
+
+@DESKTOP_AND_PHONE
+def test_a_click_on_a_player_opens_his_card_with_his_figures(
+    browser, live_url, off_loop, play_out, screenshot, viewport, locale
+):
+    from games import stats
+
+    suffix = f"{locale[:2]}{viewport['width']}"
+    host, guest = funded_player(f"card.host{suffix}"), funded_player(f"cardguest{suffix}")
+    first = off_loop(services.table_create, user=host, stake=10_00, seats=2)
+    off_loop(services.table_join, table_id=first.pk, user=guest)
+    off_loop(play_out, Game.objects.get(table=first))
+    table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
+    off_loop(services.table_join, table_id=table.pk, user=guest)
+    summary = stats.player_summary(user=guest, viewer=host)
+    assert summary["games"] == 1
+
+    page = open_table(browser, live_url, host, table.pk, viewport, locale)
+    expect(page.locator("[data-testid=my-seat] .avatar")).to_have_text("CH")
+    page.locator(".seat[data-testid=seat]").first.click()
+    card = page.get_by_test_id("player-card")
+    expect(card).to_be_visible()
+    expect(card).to_contain_text(guest.username)
+    expect(page.get_by_test_id("card-games")).to_have_text("1")
+    expect(page.get_by_test_id("card-wins")).to_have_text(str(summary["wins"]))
+    expect(page.get_by_test_id("card-durak")).to_have_text(str(summary["durak"]))
+    screenshot(page, f"player-card-{'phone' if viewport is PHONE else 'desktop'}")

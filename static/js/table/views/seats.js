@@ -1,4 +1,5 @@
 // The players' plaques: opponents along the top, the own one above the hand.
+import { paintAvatar } from "../../avatar.js";
 import { backElement } from "../../cards.js";
 import { t } from "../../i18n.js";
 import { displayOrder, placeOf } from "../layout.js";
@@ -32,6 +33,7 @@ function seatElement(seat, inputs, isMe) {
   dot.classList.toggle("off", offline);
   dot.title = offline ? t("disconnected") : t("connected");
   slot(node, "nickname").textContent = player.nickname;
+  paintAvatar(slot(node, "avatar"), player.nickname);
   slot(node, "name").title = player.nickname; // narrow seats cut long nicknames short
 
   const roles = slot(node, "roles");
