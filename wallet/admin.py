@@ -288,13 +288,13 @@ class WithdrawalAdmin(ReadOnlyAdmin):
 
     list_display = [
         "id",
+        "decide",
         "created_at",
         "user",
         "shown_amount",
         "status",
         "first_approved_by",
         "decided_by",
-        "decide",
     ]
     list_filter = ["status", ("created_at", DateRangeFilter)]
     search_fields = ["user__username", "user__email", "payout_reference"]
