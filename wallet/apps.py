@@ -6,3 +6,6 @@ class WalletConfig(AppConfig):
     name = "wallet"
     verbose_name = _("Wallet")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from wallet import checks  # noqa: F401  (registers the deployment checks)

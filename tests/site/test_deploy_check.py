@@ -36,3 +36,15 @@ def test_production_refuses_to_start_without_a_secret_key():
     result = _manage("check", env=env)
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_check_deploy_refuses_the_test_payment_provider_in_production():
+    result = _manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        env=PRODUCTION_ENV | {"PAYMENTS_TEST_MODE": "1"},
+    )
+    assert result.returncode != 0
+    assert "wallet.W001" in result.stdout + result.stderr

@@ -1,0 +1,20 @@
+"""Deployment checks of the cashier's settings (``manage.py check --deploy``)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.checks import Tags, Warning, register
+
+
+@register(Tags.security, deploy=True)
+def payments_test_mode_off(app_configs, **kwargs) -> list[Warning]:
+    if settings.PAYMENTS_TEST_MODE:
+        return [
+            Warning(
+                "PAYMENTS_TEST_MODE is on: anyone can credit his wallet through the test "
+                "payment page.",
+                hint="Unset PAYMENTS_TEST_MODE in production.",
+                id="wallet.W001",
+            )
+        ]
+    return []
