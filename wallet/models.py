@@ -111,6 +111,10 @@ class Account(models.Model):
         return str(self.get_kind_display())
 
 
+# Accounts that hold real money of someone and so can never owe.
+NEVER_NEGATIVE = (Account.Kind.USER, Account.Kind.TABLE_BANK, Account.Kind.PENDING_PAYOUTS)
+
+
 class LedgerTransaction(models.Model):
     class Kind(models.TextChoices):
         DEPOSIT = "deposit", _("deposit")

@@ -9,7 +9,14 @@ from django.apps import apps
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
-from wallet.models import Account, Entry, LedgerTransaction, Payment, Withdrawal
+from wallet.models import (
+    NEVER_NEGATIVE,
+    Account,
+    Entry,
+    LedgerTransaction,
+    Payment,
+    Withdrawal,
+)
 
 RECENT_ITEMS = 10
 
@@ -78,9 +85,7 @@ def ledger_findings() -> LedgerReport:
             f"account {account.pk} ({account}) caches {account.balance}, entries sum to "
             f"{account.entries_total}"
         )
-    for account in Account.objects.filter(
-        kind__in=[Account.Kind.USER, Account.Kind.TABLE_BANK], balance__lt=0
-    ):
+    for account in Account.objects.filter(kind__in=NEVER_NEGATIVE, balance__lt=0):
         findings.append(f"account {account.pk} ({account}) is negative: {account.balance}")
     checked["payments"] = Payment.objects.count()
     findings += _payment_findings()

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy as _
 
 from durak_site.audit.services import record_staff_action
 from games.engine import split_bank
-from wallet.models import Account, Entry, LedgerTransaction
+from wallet.models import NEVER_NEGATIVE, Account, Entry, LedgerTransaction
 
 
 class WalletError(Exception):
@@ -60,9 +60,6 @@ class Settlement:
     transaction: LedgerTransaction
     commission: int
     payouts: dict[int, int]  # seat -> amount (zero payouts included, they get no entry)
-
-
-NEVER_NEGATIVE = (Account.Kind.USER, Account.Kind.TABLE_BANK, Account.Kind.PENDING_PAYOUTS)
 
 
 # --- public commands -------------------------------------------------------------------------
