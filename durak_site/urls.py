@@ -3,6 +3,7 @@ from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 
 from durak_site import health, views
+from durak_site.accounts import views as account_views
 
 admin.site.site_header = _("Durak: staff")
 admin.site.site_title = _("Durak: staff")
@@ -14,6 +15,7 @@ urlpatterns = [
     path("favicon.ico", views.favicon, name="favicon"),
     path("settings/table/", views.table_settings, name="table_settings"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("accounts/close/", account_views.close_account, name="account_close"),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("", include("wallet.urls")),

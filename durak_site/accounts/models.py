@@ -29,10 +29,13 @@ class User(AbstractUser):
     # What the nickname looks like (nicknames.skeleton): no two players look alike at a table.
     nickname_key = models.CharField(max_length=100, unique=True, editable=False)
     email = models.EmailField(_("e-mail address"), unique=True)
+    # Set when the account is closed and its personal data anonymised (accounts.closure).
+    closed_at = models.DateTimeField(_("closed"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("player")
         verbose_name_plural = _("players")
+        permissions = [("close_account", _("Can close a player's account"))]
         constraints = [
             models.UniqueConstraint(Lower("username"), name="accounts_user_nickname_ci_unique"),
         ]

@@ -1,0 +1,29 @@
+"""What the wallet requires before an account closes: no money left in it, none on the way.
+
+The rule: a closing account holds nothing. The player withdraws his balance first, or staff pay
+it out first; a deposit still in progress has to be credited or expire first.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from wallet.models import Account, Payment
+from wallet.money import format_money
+
+
+def wallet_closure_problem(user) -> str | None:
+    # Locks the wallet first, so no stake or deposit can land on it while the account closes.
+    account = (
+        Account.objects.select_for_update().filter(kind=Account.Kind.USER, user_id=user.pk).first()
+    )
+    if account is not None and account.balance > 0:
+        return _(
+            "The wallet still holds %(amount)s. Withdraw it first (or staff pay it out) "
+            "before the account can close."
+        ) % {"amount": format_money(account.balance)}
+    if Payment.objects.filter(user_id=user.pk, status__in=Payment.OPEN_STATUSES).exists():
+        return _(
+            "A deposit is still in progress. Close the account once it is credited or expired."
+        )
+    return None
