@@ -47,3 +47,11 @@ def session_cookie(user) -> str:
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.save()
     return f"sessionid={session.session_key}"
+
+
+def create_staff(*, nickname: str = "staff"):
+    """A staff member with every permission."""
+    user = create_player(is_staff=True, nickname=nickname)
+    user.is_superuser = True
+    user.save()
+    return user

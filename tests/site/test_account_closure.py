@@ -20,7 +20,7 @@ from durak_site.audit.models import StaffAction
 from games import services as game_services
 from games.models import Game
 from tests.games.test_services import play_out, seated_game
-from tests.players import PASSWORD, create_player, session_cookie
+from tests.players import PASSWORD, create_player, create_staff, session_cookie
 from wallet import services as wallet_services
 from wallet.models import Entry, Payment
 from wallet.selectors import user_balance
@@ -50,10 +50,7 @@ def _unchanged(user) -> bool:
 
 @pytest.fixture
 def staff():
-    user = create_player(is_staff=True, nickname="support")
-    user.is_superuser = True
-    user.save()
-    return user
+    return create_staff(nickname="support")
 
 
 def test_a_player_closes_his_account_from_the_profile(client):

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from durak_site.audit.models import StaffAction
 from durak_site.audit.services import record_staff_action
-from tests.players import create_player
+from tests.players import create_player, create_staff
 from tests.spreadsheets import read_xlsx
 from wallet import services as wallet_services
 from wallet.models import LedgerTransaction
@@ -24,10 +24,7 @@ EXPORT = reverse("admin:audit_staffaction_export")
 
 @pytest.fixture
 def staff():
-    user = create_player(is_staff=True, nickname="auditor")
-    user.is_superuser = True
-    user.save()
-    return user
+    return create_staff(nickname="auditor")
 
 
 @pytest.fixture
