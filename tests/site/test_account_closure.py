@@ -80,7 +80,7 @@ def test_a_player_closes_his_account_from_the_profile(client):
 def test_closing_is_refused_while_the_player_holds_a_seat(client):
     game, (anna, boris) = seated_game(2)
     _empty_wallet(anna)
-    with pytest.raises(AccountClosureRefused, match=f"seat at table #{game.table_id}"):
+    with pytest.raises(AccountClosureRefused, match=f"место за столом №{game.table_id}"):
         account_close(user=anna)
     assert _unchanged(anna)
 
@@ -88,13 +88,13 @@ def test_closing_is_refused_while_the_player_holds_a_seat(client):
     table = game_services.table_create(user=waiting, stake=10_000, seats=3)
     client.force_login(waiting)
     refused = client.post(CLOSE, {"password": PASSWORD})
-    assert f"table #{table.pk}" in str(refused.context["form"].non_field_errors())
+    assert f"за столом №{table.pk}" in str(refused.context["form"].non_field_errors())
     assert _unchanged(waiting)
 
 
 def test_closing_is_refused_while_the_wallet_holds_money_or_a_deposit_is_in_progress():
     anna = create_player(balance=1_250)
-    with pytest.raises(AccountClosureRefused, match="The wallet still holds"):
+    with pytest.raises(AccountClosureRefused, match="В кошельке ещё 12,50"):
         account_close(user=anna)
     assert _unchanged(anna)
 
@@ -102,13 +102,13 @@ def test_closing_is_refused_while_the_wallet_holds_money_or_a_deposit_is_in_prog
     payment = Payment.objects.create(
         user=anna, provider="test", amount=5_000, expires_at=timezone.now() + timedelta(hours=1)
     )
-    with pytest.raises(AccountClosureRefused, match="deposit is still in progress"):
+    with pytest.raises(AccountClosureRefused, match="Пополнение ещё не завершено"):
         account_close(user=anna)
     assert _unchanged(anna)
 
     Payment.objects.filter(pk=payment.pk).update(status=Payment.Status.EXPIRED)
     account_close(user=anna)
-    with pytest.raises(AccountClosureRefused, match="already closed"):
+    with pytest.raises(AccountClosureRefused, match="уже закрыт"):
         account_close(user=anna)
 
 
@@ -145,7 +145,7 @@ def test_staff_close_an_account_from_the_admin_with_a_reason(client, staff):
 
     assert client.post(close, {"reason": "  "}).context["form"].errors["reason"]
     refused = client.post(close, {"reason": "Asked by e-mail"})
-    assert "The wallet still holds" in str(refused.context["form"].non_field_errors())
+    assert "В кошельке ещё 3,00" in str(refused.context["form"].non_field_errors())
     assert _unchanged(anna) and not StaffAction.objects.filter(action="accounts.close").exists()
 
     _empty_wallet(anna)
