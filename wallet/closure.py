@@ -1,14 +1,14 @@
 """What the wallet requires before an account closes: no money left in it, none on the way.
 
-The rule: a closing account holds nothing. The player withdraws his balance first, or staff pay
-it out first; a deposit still in progress has to be credited or expire first.
+The rule: a closing account holds nothing. The player withdraws his balance first and staff pay
+it out; a withdrawal waiting for staff or a deposit in progress has to be settled first.
 """
 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from wallet.models import Account, Payment
+from wallet.models import Account, Payment, Withdrawal
 from wallet.money import format_money
 
 
@@ -22,6 +22,11 @@ def wallet_closure_problem(user) -> str | None:
             "The wallet still holds %(amount)s. Withdraw it first (or staff pay it out) "
             "before the account can close."
         ) % {"amount": format_money(account.balance)}
+    if Withdrawal.objects.filter(user_id=user.pk, status=Withdrawal.Status.PENDING).exists():
+        return _(
+            "A withdrawal is still waiting for staff. Close the account once it is paid out "
+            "(or cancel it and withdraw again)."
+        )
     if Payment.objects.filter(user_id=user.pk, status__in=Payment.OPEN_STATUSES).exists():
         return _(
             "A deposit is still in progress. Close the account once it is credited or expired."

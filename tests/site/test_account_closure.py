@@ -21,7 +21,7 @@ from games import services as game_services
 from games.models import Game
 from tests.games.test_services import play_out, seated_game
 from tests.players import PASSWORD, create_player, create_staff, session_cookie
-from wallet import services as wallet_services
+from wallet import withdrawals
 from wallet.models import Entry, Payment
 from wallet.selectors import user_balance
 
@@ -30,12 +30,30 @@ pytestmark = pytest.mark.django_db
 CLOSE = reverse("account_close")
 
 
+@pytest.fixture(autouse=True)
+def small_withdrawals(settings):
+    settings.WITHDRAWAL_MIN = 1
+
+
+def _request_everything(user):
+    return withdrawals.withdrawal_request(
+        user=user,
+        amount=user_balance(user=user),
+        payout_details="card 4276 …",
+        request_key=f"all:{user.pk}",
+    )
+
+
+def _pay_out(withdrawal) -> None:
+    cashier = User.objects.filter(username="cashier").first() or create_staff(nickname="cashier")
+    withdrawals.withdrawal_approve(
+        withdrawal_id=withdrawal.pk, staff_user=cashier, payout_reference="bank #1"
+    )
+
+
 def _empty_wallet(user) -> None:
-    balance = user_balance(user=user)
-    if balance:
-        wallet_services.withdraw(
-            user=user, amount=balance, idempotency_key=f"out:{user.pk}", initiated_by=user, memo=""
-        )
+    """The rule: the player asks for all his money and staff pay it out."""
+    _pay_out(_request_everything(user))
 
 
 def _unchanged(user) -> bool:
@@ -107,6 +125,20 @@ def test_closing_is_refused_while_the_wallet_holds_money_or_a_deposit_is_in_prog
     assert _unchanged(anna)
 
     Payment.objects.filter(pk=payment.pk).update(status=Payment.Status.EXPIRED)
+    account_close(user=anna)
+    with pytest.raises(AccountClosureRefused, match="уже закрыт"):
+        account_close(user=anna)
+
+
+def test_closing_is_refused_while_a_withdrawal_waits_for_staff():
+    anna = create_player(balance=1_250)
+    waiting = _request_everything(anna)
+    assert user_balance(user=anna) == 0
+    with pytest.raises(AccountClosureRefused, match="Заявка на вывод ещё ждёт"):
+        account_close(user=anna)
+    assert _unchanged(anna)
+
+    _pay_out(waiting)
     account_close(user=anna)
     with pytest.raises(AccountClosureRefused, match="уже закрыт"):
         account_close(user=anna)

@@ -21,10 +21,11 @@ from durak_site.audit.models import StaffAction
 from games import services as game_services
 from games.models import Game, GameEvent
 from tests.games.test_services import play_out, seated_game
-from tests.players import create_player
+from tests.players import create_player, create_staff
 from tests.servers import test_database_url
 from wallet import services as wallet_services
-from wallet.models import Account, Entry, LedgerTransaction
+from wallet import withdrawals
+from wallet.models import Account, Entry, LedgerTransaction, Withdrawal
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -65,16 +66,19 @@ def _drop(*names: str) -> None:
 
 def make_history() -> None:
     """Deposits, finished games with payouts, a held stake, a withdrawal, a staff debit."""
-    staff = create_player(is_staff=True, nickname="operator", balance=0)
+    staff = create_staff(nickname="operator")
     game, users = seated_game(2)
     play_out(game, users)
     game, users = seated_game(3)
     play_out(game, users)
     waiting = create_player(balance=50_000)
     game_services.table_create(user=waiting, stake=10_000, seats=4)
-    wallet_services.withdrawal_hold(user=users[0], amount=1_234, idempotency_key="w:1")
-    wallet_services.withdrawal_pay(
-        amount=1_234, idempotency_key="w:1:pay", initiated_by=staff, memo="card"
+    paid = withdrawals.withdrawal_request(
+        user=users[0], amount=12_345, payout_details="card", request_key="w:1"
+    )
+    withdrawals.withdrawal_approve(withdrawal_id=paid.pk, staff_user=staff, payout_reference="p1")
+    withdrawals.withdrawal_request(
+        user=users[1], amount=23_456, payout_details="card", request_key="w:2"
     )
     wallet_services.staff_adjust(
         user=users[1], amount=-100, reason="chargeback", staff_user=staff, idempotency_key="a:1"
@@ -106,6 +110,9 @@ def books() -> dict:
             GameEvent.objects.order_by("pk").values_list(
                 "pk", "game_id", "version", "bout", "seat", "action", "automatic", "created_at"
             )
+        ),
+        "withdrawals": list(
+            Withdrawal.objects.order_by("pk").values_list("pk", "status", "amount")
         ),
         "audit": list(StaffAction.objects.order_by("pk").values_list("pk", "action", "reason")),
     }
