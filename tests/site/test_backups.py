@@ -218,3 +218,20 @@ def test_the_nightly_schedule_is_configurable_and_can_be_off():
     for wrong in ("25:00", "3:61", "soon"):
         with pytest.raises(ValueError, match="NIGHTLY_BACKUP_AT"):
             backups.nightly_schedule(wrong)
+
+
+def test_restore_names_an_unreachable_server_in_one_line(tmp_path):
+    dump = tmp_path / "durak-20260101-000000-000000.dump"
+    dump.write_bytes(b"PGDMP")
+    result = _dev(
+        "restore",
+        str(dump),
+        database_url="postgres://durak@127.0.0.1:1/durak",
+        backup_dir=tmp_path,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.stdout.strip().splitlines() == [
+        "[durak] cannot reach the PostgreSQL server of 127.0.0.1:1/durak (Connection refused). "
+        "Start it with ./dev services start, or point DATABASE_URL at it."
+    ]
