@@ -153,9 +153,10 @@ class AccountAdmin(ReadOnlyAdmin):
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": _("Credit or debit a player's wallet"),
+            "submit_label": _("Post"),
             "form": form,
         }
-        return TemplateResponse(request, "wallet/admin/adjust.html", context)
+        return TemplateResponse(request, "admin/staff_form.html", context)
 
     def statement_view(self, request: HttpRequest, account_id: int) -> HttpResponse:
         """A period form, and the statement of that period as XLSX or PDF."""

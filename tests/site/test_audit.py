@@ -91,7 +91,7 @@ def test_a_wallet_adjustment_is_recorded_once_with_its_transaction(staff):
         "Chargeback",
     )
     assert record.target == f"wallet.ledgertransaction #{adjustment.pk}"
-    assert record.details == {"amount": -300}
+    assert record.details == {"amount": -300, "kind": "adjustment"}
 
 
 def test_a_refused_adjustment_leaves_no_record(staff):
