@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0002_table_settings'),
+        ('accounts', '0003_nickname_key'),
     ]
 
     operations = [
