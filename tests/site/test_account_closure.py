@@ -91,7 +91,8 @@ def test_a_player_closes_his_account_from_the_profile(client):
     assert SESSION_KEY not in client.session
     assert not Session.objects.filter(pk=other_device).exists()
     # Nobody logs in as her any more; her address is free for a new account.
-    assert not client.login(username="anna@example.com", password=PASSWORD)
+    client.post(reverse("account_login"), {"login": "anna@example.com", "password": PASSWORD})
+    assert SESSION_KEY not in client.session
     create_player(nickname="anna")
 
 
