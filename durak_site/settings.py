@@ -287,6 +287,11 @@ GAMES_COMMISSION_PERCENT = os.environ.get("GAMES_COMMISSION_PERCENT", "0")
 # Seconds an open table waits for players after its newest seat was taken; then the sweeper
 # closes it and returns the held stakes.
 TABLE_OPEN_TTL = int(os.environ.get("TABLE_OPEN_TTL", str(30 * 60)))
+# A bot at a practice table moves a random number of seconds in this range after the game
+# starts waiting for it, as a person would.
+BOT_DELAY_SECONDS = tuple(
+    float(bound) for bound in os.environ.get("BOT_DELAY_SECONDS", "0.5,1.5").split(",", 1)
+)
 
 # --- Cashier (amounts in minor units) ------------------------------------------------------
 

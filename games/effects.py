@@ -7,8 +7,10 @@ can be compared in tests. Tasks are sent by name, so the services never import t
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 
 from durak_site.celery import app as celery_app
@@ -16,6 +18,7 @@ from games import broadcast, selectors
 from games.models import Table
 
 AWAY_CHECK_TASK = "games.tasks.seat_away_check"
+BOT_MOVE_TASK = "games.tasks.bot_move"
 
 
 def _lobby_message(table_id: int) -> broadcast.Message:
@@ -81,6 +84,20 @@ class AwayCheck:
         celery_app.send_task(AWAY_CHECK_TASK, args=(self.seat_id,), countdown=self.countdown)
 
 
+@dataclass(frozen=True)
+class BotMove:
+    """Play a bot's move after ``countdown`` seconds if the game is still at ``version``."""
+
+    game_id: int
+    version: int
+    countdown: float
+
+    def __call__(self) -> None:
+        celery_app.send_task(
+            BOT_MOVE_TASK, args=(self.game_id, self.version), countdown=self.countdown
+        )
+
+
 def publish(
     snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, lobby: bool
 ) -> None:
@@ -94,3 +111,7 @@ def announce(*, table: Table, lobby: bool = True) -> None:
 
 def schedule_away_check(*, seat_id: int, countdown: float) -> None:
     transaction.on_commit(AwayCheck(seat_id, countdown))
+
+
+def schedule_bot_move(*, game_id: int, version: int) -> None:
+    transaction.on_commit(BotMove(game_id, version, random.uniform(*settings.BOT_DELAY_SECONDS)))

@@ -43,6 +43,9 @@ ERROR_MESSAGES: dict[str, Promise] = {
     "wallet_error": _("The money command was refused."),
     "self_excluded": _("You are on a break from play."),
     "limit_reached": _("This stake could pass your loss limit."),
+    # Practice and quick play.
+    "invalid_bot_level": _("Choose the bots' level: novice, amateur or master."),
+    "bots_practice_only": _("Bots play only at practice tables."),
 }
 
 

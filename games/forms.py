@@ -5,6 +5,7 @@ from decimal import Decimal
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from games.models import BotLevel
 from games.reports import GROUPING_LABELS
 from wallet.forms import PeriodForm
 from wallet.money import money_label, parse_major_units
@@ -14,8 +15,8 @@ TURN_CHOICES = [(15, _("15 s")), (30, _("30 s")), (45, _("45 s")), (60, _("60 s"
 THROW_CHOICES = [(5, _("5 s")), (10, _("10 s")), (15, _("15 s")), (20, _("20 s"))]
 
 
-class TableCreateForm(forms.Form):
-    """A new table; the stake is typed in roubles and handed on in kopecks."""
+class StakeForm(forms.Form):
+    """A stake typed in roubles and handed on in kopecks."""
 
     stake = forms.DecimalField(
         label=money_label(_("Stake")),
@@ -25,6 +26,14 @@ class TableCreateForm(forms.Form):
         initial=Decimal("100"),
         widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
     )
+
+    def clean_stake(self) -> int:
+        return parse_major_units(self.cleaned_data["stake"])
+
+
+class TableCreateForm(StakeForm):
+    """A new table."""
+
     seats = forms.TypedChoiceField(label=_("Players"), choices=SEAT_CHOICES, coerce=int, initial=2)
     turn_seconds = forms.TypedChoiceField(
         label=_("Time per move"), choices=TURN_CHOICES, coerce=int, initial=30
@@ -33,9 +42,6 @@ class TableCreateForm(forms.Form):
         label=_("Time to throw in"), choices=THROW_CHOICES, coerce=int, initial=10
     )
     private = forms.BooleanField(label=_("Private table (by invitation link only)"), required=False)
-
-    def clean_stake(self) -> int:
-        return parse_major_units(self.cleaned_data["stake"])
 
 
 class OperationsReportForm(PeriodForm):
@@ -51,3 +57,30 @@ class OperationsReportForm(PeriodForm):
         if since and until and (until - since).days >= self.MAX_DAYS:
             raise forms.ValidationError(_("Choose a period of at most a year."))
         return data
+
+
+class PracticeForm(forms.Form):
+    """A practice game against bots: how many players in all, and how strong the bots are."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("auto_id", "practice_%s")  # shares the lobby page with other forms
+        super().__init__(*args, **kwargs)
+
+    seats = forms.TypedChoiceField(label=_("Players"), choices=SEAT_CHOICES, coerce=int, initial=4)
+    level = forms.ChoiceField(label=_("Bots"), choices=BotLevel.choices, initial=BotLevel.AMATEUR)
+
+
+class QuickPlayForm(StakeForm):
+    """One click to a seat: the stake, and the number of players or any."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("auto_id", "quick_%s")  # shares the lobby page with other forms
+        super().__init__(*args, **kwargs)
+
+    seats = forms.TypedChoiceField(
+        label=_("Players"),
+        choices=[("", _("any")), *SEAT_CHOICES],
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )

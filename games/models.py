@@ -15,6 +15,16 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 # How long the players of a finished game have to confirm a rematch before held stakes return.
 REMATCH_SECONDS = 120
+# The player's seat at a practice table; bots hold every other seat.
+PRACTICE_PLAYER_SEAT = 0
+
+
+class BotLevel(models.TextChoices):
+    """The bots' strengths; the values are the engine's level names (games.engine.bots)."""
+
+    NOVICE = "novice", _("Novice")
+    AMATEUR = "amateur", _("Amateur")
+    MASTER = "master", _("Master")
 
 
 class Table(models.Model):
@@ -32,6 +42,10 @@ class Table(models.Model):
     )
     private = models.BooleanField(_("private"), default=False)
     invite_code = models.CharField(_("invite code"), max_length=32, blank=True)
+    practice = models.BooleanField(
+        _("practice"), default=False, help_text=_("One player against bots, without a stake.")
+    )
+    bot_level = models.CharField(_("bot level"), max_length=8, choices=BotLevel, blank=True)
     status = models.CharField(_("status"), max_length=8, choices=Status, default=Status.OPEN)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -50,7 +64,11 @@ class Table(models.Model):
                 condition=Q(seats__gte=MIN_PLAYERS, seats__lte=MAX_PLAYERS),
                 name="games_table_seats_2_6",
             ),
-            models.CheckConstraint(condition=Q(stake__gt=0), name="games_table_stake_positive"),
+            models.CheckConstraint(
+                condition=Q(stake__gt=0, practice=False, bot_level="")
+                | Q(stake=0, practice=True) & ~Q(bot_level=""),
+                name="games_table_stake_or_practice",
+            ),
             models.CheckConstraint(
                 condition=Q(turn_seconds__gt=0, throw_seconds__gt=0),
                 name="games_table_times_positive",
@@ -149,6 +167,12 @@ class Game(models.Model):
     bank = models.PositiveBigIntegerField(_("bank"))
     commission = models.PositiveBigIntegerField(_("commission"), null=True, blank=True)
     percentages = models.JSONField(_("payout percentages by place"), null=True, blank=True)
+    ratings = models.JSONField(
+        _("ratings at the start"),
+        null=True,
+        blank=True,
+        help_text=_("Each seat's shown rating when the game started; none in practice."),
+    )
     stalemate = models.BooleanField(
         _("stalemate"),
         default=False,
@@ -267,3 +291,78 @@ class PayoutScheme(models.Model):
             raise ValidationError({"percentages": _("A later place may not get more.")})
         if row[-1] != 0:
             raise ValidationError({"percentages": _("The last place gets 0 %.")})
+
+
+class Bot(models.Model):
+    """The account a bot plays under; one bot sits at many practice tables at once."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="bot",
+        verbose_name=_("account"),
+    )
+    level = models.CharField(_("level"), max_length=8, choices=BotLevel)
+    number = models.PositiveSmallIntegerField(_("number"))
+
+    class Meta:
+        verbose_name = _("bot")
+        verbose_name_plural = _("bots")
+        ordering = ["level", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["level", "number"], name="games_bot_level_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.level} {self.number}"
+
+
+class Rating(models.Model):
+    """A player's skill (OpenSkill, Plackett-Luce) after his latest rated game."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        primary_key=True,
+        related_name="rating",
+        verbose_name=_("player"),
+    )
+    mu = models.FloatField(_("skill estimate (mu)"))
+    sigma = models.FloatField(_("uncertainty (sigma)"))
+    games = models.PositiveIntegerField(_("rated games"), default=0)
+
+    class Meta:
+        verbose_name = _("rating")
+        verbose_name_plural = _("ratings")
+        ordering = ["user_id"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.mu:.2f} ± {self.sigma:.2f}"
+
+
+class RatingChange(models.Model):
+    """A player's rating after one rated game; rows are only ever added."""
+
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="rating_changes", verbose_name=_("game")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="rating_changes",
+        verbose_name=_("player"),
+    )
+    mu = models.FloatField(_("skill estimate (mu)"))
+    sigma = models.FloatField(_("uncertainty (sigma)"))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("rating change")
+        verbose_name_plural = _("rating changes")
+        ordering = ["user_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="games_rating_once_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} / {self.user_id}"

@@ -18,7 +18,16 @@ from django.utils import timezone
 
 from games import presence
 from games.engine import Game as EngineGame
-from games.models import REMATCH_SECONDS, BankDistribution, Game, GameEvent, Seat, Table
+from games.engine.bots import AMATEUR, decide
+from games.models import (
+    PRACTICE_PLAYER_SEAT,
+    REMATCH_SECONDS,
+    BankDistribution,
+    Game,
+    GameEvent,
+    Seat,
+    Table,
+)
 from games.replay import final_places
 
 LOBBY_GROUP = "games.lobby"
@@ -62,6 +71,29 @@ def _lobby_entry(table: Table) -> dict[str, Any]:
 def table_list_open() -> list[dict[str, Any]]:
     """Open public tables, newest first, as the lobby socket sends them."""
     return [_lobby_entry(table) for table in _lobby_tables().order_by("-created_at")]
+
+
+def players_by_stake() -> list[dict[str, int]]:
+    """Per stake, lowest first: players seated at open public tables (waiting for a game) and
+    at tables where a game with that stake is being played."""
+    rows = (
+        Seat.objects.filter(
+            left_at__isnull=True,
+            table__practice=False,
+            table__status__in=[Table.Status.OPEN, Table.Status.PLAYING],
+        )
+        .exclude(table__status=Table.Status.OPEN, table__private=True)
+        .values("table__stake")
+        .annotate(
+            waiting=Count("id", filter=Q(table__status=Table.Status.OPEN)),
+            playing=Count("id", filter=Q(table__status=Table.Status.PLAYING)),
+        )
+        .order_by("table__stake")
+    )
+    return [
+        {"stake": row["table__stake"], "waiting": row["waiting"], "playing": row["playing"]}
+        for row in rows
+    ]
 
 
 def table_lobby_entry(*, table_id: int) -> dict[str, Any] | None:
@@ -176,6 +208,8 @@ def table_state(
             "throw_seconds": table.throw_seconds,
             "commission_percent": str(table.commission_percent),
             "private": table.private,
+            "practice": table.practice,
+            "bot_level": table.bot_level,
             "status": table.status,
         },
         "server_time": timezone.now().isoformat(),
@@ -188,7 +222,11 @@ def table_state(
         "result": None,
         "rematch": None,
     }
-    if table.private and any(seat.user_id == user_id for seat in active.values()):
+    if (
+        table.private
+        and not table.practice
+        and any(seat.user_id == user_id for seat in active.values())
+    ):
         state["table"]["invite_code"] = table.invite_code
     if game is None:
         state["you"] = next((p for p, seat in active.items() if seat.user_id == user_id), None)
@@ -265,12 +303,16 @@ def mark_leads(events: list[dict[str, Any]], *, previous_bout: int | None = None
 
 
 def _players(snapshot: TableSnapshot, users_by_seat: dict[int, int], connected: set[int]):
-    active = snapshot.active
+    active, table, game = snapshot.active, snapshot.table, snapshot.game
+    # Ratings as they stood when the game started (none before a game or in practice).
+    ratings = (game.ratings if game is not None else None) or {}
     return [
         {
             "seat": seat,
             "nickname": snapshot.nicknames[user_id],
-            "connected": user_id in connected,
+            "rating": ratings.get(str(seat)),
+            # Bots have no sockets and are always there.
+            "connected": user_id in connected or (table.practice and seat != PRACTICE_PLAYER_SEAT),
             "away": bool(
                 active.get(seat) and active[seat].user_id == user_id and active[seat].away
             ),
@@ -300,3 +342,16 @@ def game_result(*, game: Game) -> dict[str, Any]:
             for share in shares
         ],
     }
+
+
+def practice_hint(*, table: Table, user) -> dict[str, Any] | None:
+    """The move the Любитель would make in the user's seat at his practice table now, from that
+    seat's view and the public move log; None when he may not act."""
+    game = table_current_game(table=table)
+    if not table.practice or game is None or game.status != Game.Status.PLAYING:
+        return None
+    if user.pk not in game.players:
+        return None
+    seat = game.players.index(user.pk)
+    log = list(game.events.order_by("version").values("bout", "seat", "action"))
+    return decide(EngineGame.from_dict(game.state).view(seat), log, AMATEUR)

@@ -8,12 +8,23 @@ from django.db.models.functions import Coalesce
 
 from games import selectors
 from games.engine import DEFAULT_PERCENTAGES
-from games.models import MAX_PLAYERS, BankDistribution, Game, PayoutScheme, Table
+from games.models import (
+    MAX_PLAYERS,
+    BankDistribution,
+    Game,
+    PayoutScheme,
+    Rating,
+    RatingChange,
+    Table,
+)
+from games.rating import display_rating
 from games.replay import replay_game
 from games.selectors import mark_leads
 
 HISTORY_LIMIT = 50
 LEADERBOARD_LIMIT = 100
+# The rating leaderboard lists players with at least this many rated games.
+LEADERBOARD_MIN_GAMES = 3
 
 
 def payout_table() -> list[dict]:
@@ -50,19 +61,22 @@ class _PlayerCount(Func):
     output_field = IntegerField()
 
 
-def _shares():
-    """Bank shares of finished games, each knowing whether its seat was the lone durak."""
+def _shares(*, practice: bool = False):
+    """Bank shares of finished games (with stakes, or practice ones), each knowing whether its
+    seat was the lone durak."""
     # Shared places carry the number of the first place of the group, so only a lone loser
     # sits on the last place.
-    return BankDistribution.objects.filter(game__status=Game.Status.FINISHED).annotate(
+    return BankDistribution.objects.filter(
+        game__status=Game.Status.FINISHED, game__table__practice=practice
+    ).annotate(
         players=_PlayerCount(F("game__players")),
     )
 
 
-def _shares_seen(*, user, viewer):
+def _shares_seen(*, user, viewer, practice: bool = False):
     """The user's bank shares in the games `viewer` may see (selectors.games_visible_to)."""
     return (
-        _shares()
+        _shares(practice=practice)
         .filter(user=user)
         .filter(selectors.games_visible_to(user=viewer, table_field="game__table"))
     )
@@ -87,12 +101,12 @@ def player_summary(*, user, viewer) -> dict:
     return {**totals, "net": totals["paid"] - totals["staked"], "places": list(places)}
 
 
-def player_history(*, user, viewer) -> list[dict]:
-    """The user's finished games that `viewer` may see, newest first: place, durak or not,
-    payout and net."""
+def player_history(*, user, viewer, practice: bool = False) -> list[dict]:
+    """The user's finished games (with stakes, or practice ones) that `viewer` may see, newest
+    first: place, durak or not, payout and net."""
     rows = (
-        _shares_seen(user=user, viewer=viewer)
-        .select_related("game")
+        _shares_seen(user=user, viewer=viewer, practice=practice)
+        .select_related("game__table")
         .order_by("-game__finished_at")[:HISTORY_LIMIT]
     )
     return [
@@ -108,8 +122,9 @@ def player_history(*, user, viewer) -> list[dict]:
     ]
 
 
-def leaderboard() -> list[dict]:
-    """Players by net result over the finished games of public tables, best first."""
+def leaderboard(*, by_rating: bool = False) -> list[dict]:
+    """Players by net result over the finished games of public tables, best first; or by
+    rating, among players with at least ``LEADERBOARD_MIN_GAMES`` rated games."""
     rows = (
         _shares()
         .filter(game__table__private=False)
@@ -119,11 +134,37 @@ def leaderboard() -> list[dict]:
             wins=Count("id", filter=Q(place=1)),
             durak=Count("id", filter=Q(place=F("players"))),
             net=Sum("amount") - Sum("game__stake"),
+            mu=F("user__rating__mu"),
+            sigma=F("user__rating__sigma"),
         )
-        .order_by("-net", "-wins", "user")[:LEADERBOARD_LIMIT]
     )
+    if by_rating:
+        rows = rows.filter(user__rating__games__gte=LEADERBOARD_MIN_GAMES).order_by(
+            (F("user__rating__mu") - 3 * F("user__rating__sigma")).desc(), "user"
+        )
+    else:
+        rows = rows.order_by("-net", "-wins", "user")
+    rows = rows[:LEADERBOARD_LIMIT]
     names = get_user_model().objects.in_bulk([row["user"] for row in rows])
-    return [{**row, "player": names[row["user"]]} for row in rows]
+    return [
+        {**row, "player": names[row["user"]], "rating": _shown(row["mu"], row["sigma"])}
+        for row in rows
+    ]
+
+
+def _shown(mu: float | None, sigma: float | None) -> int | None:
+    return None if mu is None else display_rating(mu, sigma)
+
+
+def player_rating(*, user) -> dict:
+    """The user's rating now and after each rated game, oldest first (for a chart)."""
+    rating = Rating.objects.filter(user=user).first()
+    changes = RatingChange.objects.filter(user=user).order_by("id").values_list("mu", "sigma")
+    return {
+        "rating": None if rating is None else display_rating(rating.mu, rating.sigma),
+        "games": 0 if rating is None else rating.games,
+        "history": [display_rating(mu, sigma) for mu, sigma in changes],
+    }
 
 
 def game_replay(*, game: Game) -> dict:

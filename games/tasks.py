@@ -39,3 +39,9 @@ def fire_deadlines() -> int | None:
 def start_deadline_loop(**kwargs) -> None:
     """A worker that starts takes up the loop at once if nobody runs it."""
     fire_deadlines.delay()
+
+
+@shared_task(name="games.tasks.bot_move", ignore_result=True)
+def bot_move(game_id: int, version: int) -> bool:
+    """Play a bot's move at a practice table if the game is still at `version`."""
+    return services.bot_play(game_id=game_id, version=version)

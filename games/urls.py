@@ -5,6 +5,9 @@ from games import views
 urlpatterns = [
     path("lobby/", views.lobby, name="lobby"),
     path("tables/new/", views.table_create, name="table_create"),
+    path("play/", views.quick_play, name="quick_play"),
+    path("practice/", views.practice_start, name="practice_start"),
+    path("table/<int:table_id>/hint/", views.practice_hint, name="practice_hint"),
     path("table/<int:table_id>/", views.table_detail, name="table_detail"),
     path("table/<int:table_id>/join/", views.table_join, name="table_join"),
     path("table/<int:table_id>/leave/", views.table_leave, name="table_leave"),

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 
 from durak_site.accounts.services import table_settings_of
 from games import ratelimit, selectors, services, stats
-from games.forms import TableCreateForm
+from games.forms import PracticeForm, QuickPlayForm, TableCreateForm
 from games.models import Game, Table
 from games.services import GameError
 from wallet.money import format_money
@@ -39,17 +39,29 @@ def _language() -> str:
 # --- lobby and tables -----------------------------------------------------------------------
 
 
+def _lobby_context(request: HttpRequest, **forms) -> dict:
+    return {
+        "form": TableCreateForm(),
+        "quick_form": QuickPlayForm(),
+        "practice_form": PracticeForm(),
+        **forms,
+        "tables": selectors.table_list_open(),
+        "my_tables": stats.user_active_tables(user=request.user),
+        "stake_counts": selectors.players_by_stake(),
+    }
+
+
+def _may_open_table(request: HttpRequest) -> bool:
+    """Opening tables (by hand, by quick play or for practice) is limited per player."""
+    if ratelimit.take(f"tables:user:{request.user.pk}", rate=TABLES_PER_SECOND, burst=TABLES_BURST):
+        return True
+    messages.error(request, _("You open tables too often; please wait a few minutes."))
+    return False
+
+
 @login_required
 def lobby(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "games/lobby.html",
-        {
-            "form": TableCreateForm(),
-            "tables": selectors.table_list_open(),
-            "my_tables": stats.user_active_tables(user=request.user),
-        },
-    )
+    return render(request, "games/lobby.html", _lobby_context(request))
 
 
 @login_required
@@ -57,20 +69,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def table_create(request: HttpRequest) -> HttpResponse:
     form = TableCreateForm(request.POST)
     if not form.is_valid():
-        return render(
-            request,
-            "games/lobby.html",
-            {
-                "form": form,
-                "tables": selectors.table_list_open(),
-                "my_tables": stats.user_active_tables(user=request.user),
-            },
-            status=400,
-        )
-    if not ratelimit.take(
-        f"tables:user:{request.user.pk}", rate=TABLES_PER_SECOND, burst=TABLES_BURST
-    ):
-        messages.error(request, _("You open tables too often; please wait a few minutes."))
+        return render(request, "games/lobby.html", _lobby_context(request, form=form), status=400)
+    if not _may_open_table(request):
         return redirect("lobby")
     try:
         table = services.table_create(user=request.user, **form.cleaned_data)
@@ -78,6 +78,51 @@ def table_create(request: HttpRequest) -> HttpResponse:
         messages.error(request, error.message)
         return redirect("lobby")
     return redirect("table_detail", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def quick_play(request: HttpRequest) -> HttpResponse:
+    form = QuickPlayForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request, "games/lobby.html", _lobby_context(request, quick_form=form), status=400
+        )
+    if not _may_open_table(request):
+        return redirect("lobby")
+    try:
+        table = services.quick_play(user=request.user, **form.cleaned_data)
+    except GameError as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    return redirect("table_detail", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def practice_start(request: HttpRequest) -> HttpResponse:
+    form = PracticeForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request, "games/lobby.html", _lobby_context(request, practice_form=form), status=400
+        )
+    if not _may_open_table(request):
+        return redirect("lobby")
+    try:
+        table = services.practice_start(
+            user=request.user, players=form.cleaned_data["seats"], level=form.cleaned_data["level"]
+        )
+    except GameError as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    return redirect("table_detail", table_id=table.pk)
+
+
+@login_required
+def practice_hint(request: HttpRequest, table_id: int) -> JsonResponse:
+    """The move the Любитель would make in the player's place (practice tables only)."""
+    table = get_object_or_404(Table, pk=table_id, practice=True)
+    return JsonResponse({"action": selectors.practice_hint(table=table, user=request.user)})
 
 
 @login_required
@@ -116,13 +161,16 @@ def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
 @require_POST
 def table_leave(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
-        services.table_leave(table_id=table_id, user=request.user)
+        table = services.table_leave(table_id=table_id, user=request.user)
     except GameError as error:
         messages.error(request, error.message)
         if error.code == "table_not_found":
             return redirect("lobby")
         return redirect("table_detail", table_id=table_id)
-    messages.success(request, _("You have left the table; your stake is back in the wallet."))
+    if table.practice:
+        messages.success(request, _("You have left the practice game."))
+    else:
+        messages.success(request, _("You have left the table; your stake is back in the wallet."))
     return redirect("lobby")
 
 
@@ -192,13 +240,26 @@ def profile(request: HttpRequest, nickname: str | None = None) -> HttpResponse:
             "player": player,
             "summary": stats.player_summary(user=player, viewer=request.user),
             "history": stats.player_history(user=player, viewer=request.user),
+            "practice_history": stats.player_history(
+                user=player, viewer=request.user, practice=True
+            ),
+            "rating": stats.player_rating(user=player),
             "is_me": player == request.user,
         },
     )
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/leaderboard.html", {"rows": stats.leaderboard()})
+    by_rating = request.GET.get("sort") == "rating"
+    return render(
+        request,
+        "games/leaderboard.html",
+        {
+            "rows": stats.leaderboard(by_rating=by_rating),
+            "by_rating": by_rating,
+            "min_games": stats.LEADERBOARD_MIN_GAMES,
+        },
+    )
 
 
 def rules(request: HttpRequest) -> HttpResponse:

@@ -100,7 +100,8 @@ def ledger_findings() -> LedgerReport:
         findings += _table_bank_findings(table_model)
     if game_model is not None:
         finished_ids = set(
-            game_model.objects.filter(status="finished").values_list("pk", flat=True)
+            # A practice game has no bank, so nothing to settle.
+            game_model.objects.filter(status="finished", bank__gt=0).values_list("pk", flat=True)
         )
         checked["finished games"] = len(finished_ids)
         settlements = Counter(

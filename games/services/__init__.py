@@ -11,6 +11,9 @@ never part of a larger one.
 - ``rematch``: confirm or expire a rematch
 - ``away``: presence of sockets and marking players away
 - ``sweep``: the periodic catch-up of lost timers
+- ``practice``: practice tables against bots, and the bots' moves
+- ``quickplay``: one click to a seat at a table with stakes
+- ``rating``: skill ratings from games with stakes
 """
 
 from games.errors import GameError
@@ -22,6 +25,9 @@ from games.services.away import (
     seat_mark_away,
 )
 from games.services.play import game_apply_action, game_timeout
+from games.services.practice import bot_play, practice_start
+from games.services.quickplay import quick_play
+from games.services.rating import rating_rebuild
 from games.services.rematch import rematch_confirm, rematch_expire
 from games.services.sweep import games_sweep
 from games.services.tables import (
@@ -34,15 +40,19 @@ from games.services.tables import (
 
 __all__ = [
     "GameError",
+    "bot_play",
     "game_apply_action",
     "game_timeout",
     "games_sweep",
+    "practice_start",
     "presence_connect",
     "presence_disconnect",
     "presence_heartbeat",
-    "seat_back",
+    "quick_play",
+    "rating_rebuild",
     "rematch_confirm",
     "rematch_expire",
+    "seat_back",
     "seat_mark_away",
     "table_create",
     "table_expire",

@@ -72,6 +72,7 @@ def seats_mark_disconnected() -> None:
         away=False,
         disconnected_at__isnull=True,
         table__status=Table.Status.PLAYING,
+        user__bot__isnull=True,  # bots have no sockets: they are never away
     ).values_list("pk", "table_id", "user_id")
     by_table: dict[int, list[tuple[int, int]]] = {}
     for seat_id, table_id, user_id in seated:

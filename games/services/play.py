@@ -16,8 +16,17 @@ from games import effects, presence, selectors
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction
 from games.engine import Game as EngineGame
 from games.errors import ERROR_MESSAGES, GameError
-from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
+from games.models import (
+    PRACTICE_PLAYER_SEAT,
+    BankDistribution,
+    Game,
+    GameEvent,
+    PayoutScheme,
+    Seat,
+    Table,
+)
 from games.replay import auto_play_is_endless, final_places, seats_still_in
+from games.services import rating
 from games.services._locks import active_seats, is_int, lock_game
 from wallet import services as wallet_services
 
@@ -42,14 +51,16 @@ def game_start(*, table: Table) -> Game:
         players=[seat.user_id for seat in seats],
         stake=table.stake,
         bank=table.stake * len(seats),
+        ratings=None if table.practice else rating.ratings_at_start([s.user_id for s in seats]),
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])
     # Players without an open socket start the away clock now, as if they had just left.
-    connected = presence.connected(table.pk, game.players)
-    Seat.objects.filter(pk__in=[seat.pk for seat in seats if seat.user_id not in connected]).update(
-        disconnected_at=timezone.now()
-    )
+    # Bots have no sockets and are never away.
+    people = [seat for seat in seats if not table.practice or seat.position == PRACTICE_PLAYER_SEAT]
+    connected = presence.connected(table.pk, [seat.user_id for seat in people])
+    absent = [seat.pk for seat in people if seat.user_id not in connected]
+    Seat.objects.filter(pk__in=absent).update(disconnected_at=timezone.now())
     # The table leaves the lobby.
     advance_and_save(Change(table, game, engine, seats), lobby=True)
     return game
@@ -207,6 +218,8 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         # The deadline loop (games.deadlines) finds it by this indexed column.
         game.deadline = timezone.now() + timedelta(seconds=seconds)
         game.save(update_fields=["state", "version", "deadline", "stalemate"])
+        if table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
+            effects.schedule_bot_move(game_id=game.pk, version=game.version)
     effects.publish(
         selectors.TableSnapshot(
             table,
@@ -223,20 +236,27 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
 
 
 def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
-    """Settle the bank by places, record the distribution, reveal the seed, close the table."""
+    """Settle the bank by places, record the distribution and update the ratings, reveal the
+    seed, close the table. A practice game only records its places."""
     players = len(game.players)
     scheme = PayoutScheme.objects.filter(players=players).first()
     percentages = list(scheme.percentages if scheme else DEFAULT_PERCENTAGES[players])
     places = final_places(game, engine)
-    settlement = wallet_services.bank_settle(
-        table_id=table.pk,
-        game_id=game.pk,
-        bank=game.bank,
-        commission_percent=table.commission_percent,
-        places=places,
-        seat_users=dict(enumerate(game.players)),
-        percentages=percentages,
-    )
+    if table.practice:
+        payouts, commission = {}, 0
+    else:
+        settlement = wallet_services.bank_settle(
+            table_id=table.pk,
+            game_id=game.pk,
+            bank=game.bank,
+            commission_percent=table.commission_percent,
+            places=places,
+            seat_users=dict(enumerate(game.players)),
+            percentages=percentages,
+        )
+        payouts, commission = settlement.payouts, settlement.commission
+        if not game.stalemate:
+            rating.rating_record_game(game=game, places=places)
     now = timezone.now()
     shares = []
     taken = 0
@@ -250,12 +270,12 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
                     seat=seat,
                     place=taken + 1,
                     percent=pooled.quantize(Decimal("0.0001")),
-                    amount=settlement.payouts.get(seat, 0),
+                    amount=payouts.get(seat, 0),
                 )
             )
         taken += len(group)
     BankDistribution.objects.bulk_create(shares)
-    game.commission = settlement.commission
+    game.commission = commission
     game.percentages = percentages
     game.status = Game.Status.FINISHED
     game.finished_at = now

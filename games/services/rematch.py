@@ -24,7 +24,8 @@ def rematch_confirm(*, game_id: int, user) -> None:
             raise GameError("not_a_player")
         latest = table.games.order_by("-number").values_list("pk", flat=True).first()
         if (
-            game.status != Game.Status.FINISHED
+            table.practice  # a new practice game is one click in the lobby
+            or game.status != Game.Status.FINISHED
             or table.status != Table.Status.CLOSED
             or latest != game.pk
             or game.finished_at < timezone.now() - timedelta(seconds=REMATCH_SECONDS)

@@ -11,8 +11,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import effects
+from games.engine import Game as EngineGame
 from games.errors import ERROR_MESSAGES, GameError
-from games.models import Seat, Table
+from games.models import Bot, Game, Seat, Table
 from games.services import play
 from games.services._locks import active_seats, is_int, lock_table
 from wallet import limits
@@ -86,13 +87,19 @@ def table_join(*, table_id: int, user, invite_code: str | None = None) -> Seat:
     return seat
 
 
-def table_leave(*, table_id: int, user) -> None:
-    """Stand up before the game starts (or withdraw a rematch confirmation); stake released."""
+def table_leave(*, table_id: int, user) -> Table:
+    """Stand up before the game starts (or withdraw a rematch confirmation); stake released.
+
+    A practice table may be left at any time: its game is closed with it.
+    """
     with transaction.atomic():
         table = lock_table(table_id)
         seat = table.seat_set.filter(left_at__isnull=True, user_id=user.pk).first()
         if seat is None:
             raise GameError("not_seated")
+        if table.practice:
+            _practice_leave(table=table, seat=seat)
+            return table
         if table.status == Table.Status.PLAYING:
             raise GameError("game_in_progress")
         seat_release(table=table, seat=seat)
@@ -103,6 +110,17 @@ def table_leave(*, table_id: int, user) -> None:
             table.status = Table.Status.CLOSED
             table.save(update_fields=["status"])
         effects.announce(table=table)
+    return table
+
+
+def _practice_leave(*, table: Table, seat: Seat) -> None:
+    """The player leaves his practice game (table locked by the caller): from now on the server
+    plays for him at once, as for any away player, and the bots finish the game."""
+    game = table.games.select_for_update().get(status=Game.Status.PLAYING)
+    seat.away = True
+    seat.save(update_fields=["away"])
+    engine = EngineGame.from_dict(game.state)
+    play.advance_and_save(play.Change(table, game, engine, list(play.seated(table))))
 
 
 def table_expire(*, table_id: int) -> bool:
@@ -142,17 +160,26 @@ def table_set_commission(*, table_id: int, commission_percent: Decimal) -> None:
 
 
 def seat_take(*, table: Table, user, position: int) -> Seat:
-    """Seat the user and hold his stake (table row locked by the caller)."""
+    """Seat the user and hold his stake (table row locked by the caller).
+
+    Bots sit only at practice tables, where nobody stakes anything.
+    """
+    if not table.practice and Bot.objects.filter(user_id=user.pk).exists():
+        raise GameError("bots_practice_only")
     seat = Seat.objects.create(table=table, user=user, position=position)
     try:
-        # Breaks from play and loss limits, checked under the player's wallet lock.
-        limits.check_stake(user=user, amount=table.stake)
-        wallet_services.stake_hold(
-            user=user,
-            table_id=table.pk,
-            amount=table.stake,
-            idempotency_key=f"hold:table:{table.pk}:seat:{seat.pk}",
-        )
+        if table.practice:
+            # Nothing is staked, but a player on a break from play does not play at all.
+            limits.check_not_on_break(user=user, now=timezone.now())
+        else:
+            # Breaks from play and loss limits, checked under the player's wallet lock.
+            limits.check_stake(user=user, amount=table.stake)
+            wallet_services.stake_hold(
+                user=user,
+                table_id=table.pk,
+                amount=table.stake,
+                idempotency_key=f"hold:table:{table.pk}:seat:{seat.pk}",
+            )
     except WalletError as error:
         # The surrounding transaction rolls the seat back with the error.
         raise GameError(

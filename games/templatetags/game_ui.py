@@ -86,6 +86,18 @@ def _strings() -> dict[str, str]:
         "pass": _("Pass"),
         "cancel": _("Cancel"),
         "copied": _("Link copied"),
+        # practice
+        "hint": _("Hint"),
+        "hint_none": _("No hint now: it is not your move."),
+        "hint_attack": _("Hint: put the selected cards on the table"),
+        "hint_transfer": _("Hint: transfer with the selected card"),
+        "hint_defend": _("Hint: beat %(attack)s with the selected card"),
+        "hint_take": _("Hint: take"),
+        "hint_pass": _("Hint: pass"),
+        "practice": _("Practice"),
+        "bots_novice": _("bots: Novice"),
+        "bots_amateur": _("bots: Amateur"),
+        "bots_master": _("bots: Master"),
         # log
         "log_lead": _("%(name)s leads %(cards)s"),
         "log_throw": _("%(name)s throws in %(cards)s"),
@@ -168,4 +180,22 @@ def card(code: str) -> SafeString:
     red = " red" if suit in "DH" else ""
     return format_html(
         '<span class="card-text{}">{}{}</span>', red, label, SUIT_SYMBOLS.get(suit, suit)
+    )
+
+
+@register.simple_tag
+def rating_chart(history: list[int]) -> SafeString:
+    """A line of the rating after each rated game, oldest first, as an inline SVG."""
+    low, high = min(history), max(history)
+    span = max(high - low, 1)
+    points = " ".join(
+        f"{index},{(high - value) / span * 100:.1f}" for index, value in enumerate(history)
+    )
+    label = _("Rating from %(first)s to %(last)s") % {"first": history[0], "last": history[-1]}
+    return format_html(
+        '<svg class="rating-chart" viewBox="0 0 {} 100" preserveAspectRatio="none" role="img" '
+        'aria-label="{}" data-testid="rating-chart"><polyline points="{}"/></svg>',
+        max(len(history) - 1, 1),
+        label,
+        points,
     )

@@ -7,7 +7,7 @@ import { ReconnectingSocket, TOO_MANY_SOCKETS } from "./socket.js";
 import { CardDrag } from "./table/drag.js";
 import { cardFlights } from "./table/flights.js";
 import { cardRects, flightMs, fly, motionCount, stopFlights } from "./table/motion.js";
-import { dropMove, moveOptions, nextSelection } from "./table/moves.js";
+import { dropMove, hintFor, moveOptions, nextSelection } from "./table/moves.js";
 import { onSettingsChange, settings } from "./table/settings.js";
 import { isMyTurn, soundFor } from "./table/signals.js";
 import { played, playSound } from "./table/sound.js";
@@ -206,7 +206,22 @@ bindActions({
     store.takeArmed = false;
     select([]);
   },
+  hint: showHint,
 });
+
+/** Practice tables: select the cards of the move the Любитель would make, and say what it is. */
+async function showHint() {
+  let action = null;
+  try {
+    const response = await fetch(root.dataset.hintUrl, { headers: { Accept: "application/json" } });
+    if (response.ok) action = (await response.json()).action;
+  } catch {
+    // No hint without a connection; the button stays.
+  }
+  const hint = hintFor(action);
+  if (!store.inFlight) select(hint.cards.filter((code) => store.view?.hand?.includes(code)));
+  showToast(t(hint.key, hint.params));
+}
 
 document.querySelectorAll("[data-copy]").forEach((node) => {
   node.addEventListener("click", async () => {

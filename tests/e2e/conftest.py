@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,29 +44,60 @@ def _redis_url(db: int) -> str:
 
 
 @pytest.fixture(scope="session")
-def daphne_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
-    """Daphne serving durak_site.asgi:application against the test database."""
+def server_env(django_db_setup, django_db_blocker) -> dict[str, str]:
+    """The environment of the server's processes: the test database, their own Redis db."""
     with django_db_blocker.unblock():
         database_url = test_database_url()
+    return {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": _redis_url(E2E_REDIS_DB),
+        "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
+        "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+        "DJANGO_SETTINGS_MODULE": "durak_site.settings",
+        "ACCOUNT_EMAIL_VERIFICATION": "optional",
+        # Practice bots move sooner than by default, yet leave the page still between moves.
+        "BOT_DELAY_SECONDS": "0.4,0.8",
+    }
+
+
+@pytest.fixture(scope="session")
+def daphne_server(server_env: dict[str, str]) -> Iterator[LiveServer]:
+    """Daphne serving durak_site.asgi:application against the test database."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    server = LiveServer(
-        {
-            **os.environ,
-            "DEBUG": "1",
-            "DATABASE_URL": database_url,
-            "REDIS_URL": _redis_url(E2E_REDIS_DB),
-            "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
-            "CHANNEL_LAYER_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
-            "DJANGO_SETTINGS_MODULE": "durak_site.settings",
-            "ACCOUNT_EMAIL_VERIFICATION": "optional",
-        },
-        BASE_DIR / "test-artifacts" / "daphne.log",
-    )
+    server = LiveServer(server_env, BASE_DIR / "test-artifacts" / "daphne.log")
     server.start()
     try:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="module")
+def celery_worker(server_env: dict[str, str]) -> Iterator[subprocess.Popen]:
+    """A Celery worker for the server's tasks (the bots' moves, deadlines), for the tests of
+    one module: elsewhere no deadline fires while a browser test thinks. Tasks left queued
+    by an earlier run are purged."""
+    log = open(BASE_DIR / "test-artifacts" / "celery.log", "w")  # noqa: SIM115
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "durak_site", "worker", "-P", "threads", "-c", "4"]
+        + ["-l", "info", "--without-gossip", "--without-mingle", "--purge"],
+        cwd=BASE_DIR,
+        env=server_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        yield worker
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        log.close()
 
 
 @pytest.fixture

@@ -143,7 +143,12 @@ def play_one_move(page: Page, state: dict, rng: random.Random, stats: dict) -> N
         stats["pass"] += 1
 
 
-def play_to_end(pages: list[Page], rng: random.Random, checkpoints: dict | None = None) -> dict:
+def play_to_end(
+    pages: list[Page],
+    rng: random.Random,
+    checkpoints: dict | None = None,
+    timeout_s: float = GAME_TIMEOUT_S,
+) -> dict:
     """Everyone plays by clicking until every page shows the result.
 
     ``checkpoints`` maps a move count to a check run after that many moves, with the page
@@ -152,7 +157,7 @@ def play_to_end(pages: list[Page], rng: random.Random, checkpoints: dict | None 
     checkpoints = checkpoints or {}
     stats = dict.fromkeys(["lead", "throw", "defend", "transfer", "take", "pass", "drag"], 0)
     moves = 0
-    deadline = time.monotonic() + GAME_TIMEOUT_S
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         states = [state_of(page) for page in pages]
         if all(state["result"] for state in states):

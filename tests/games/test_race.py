@@ -114,3 +114,23 @@ def test_two_sweepers_expiring_one_table_return_the_stake_once():
     assert sorted(outcomes) == [False, True]
     assert user_balance(user=creator) == OPENING_BALANCE
     call_command("ledger_check")
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_two_quick_plays_racing_for_the_last_seat_seat_one_there_and_the_other_at_a_new_table(
+    round_,
+):
+    creator, first, second = (create_player() for _ in range(3))
+    table = services.table_create(user=creator, stake=STAKE, seats=2)
+    outcomes = run_together(
+        lambda: services.quick_play(user=first, stake=STAKE, seats=2).pk,
+        lambda: services.quick_play(user=second, stake=STAKE, seats=2).pk,
+    )
+    assert sorted(outcome == table.pk for outcome in outcomes) == [False, True]
+    winner, loser = (first, second) if outcomes[0] == table.pk else (second, first)
+    assert Game.objects.get(table=table).players == [creator.pk, winner.pk]
+    new_table = Table.objects.get(pk=outcomes[1] if winner is first else outcomes[0])
+    assert new_table.status == Table.Status.OPEN and new_table.created_by == loser
+    assert list(Seat.objects.filter(table=new_table).values_list("user", flat=True)) == [loser.pk]
+    assert user_balance(user=winner) == OPENING_BALANCE - STAKE
+    assert user_balance(user=loser) == OPENING_BALANCE - STAKE

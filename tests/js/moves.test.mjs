@@ -6,6 +6,7 @@ import {
   beatTargets,
   beatenOffPasses,
   dropMove,
+  hintFor,
   moveOptions,
   nextSelection,
   passIsDone,
@@ -129,4 +130,11 @@ test("the leader's pass with nothing taken is «Бито», any other pass «П�
     move(2, 2, "pass"),
   ];
   assert.deepEqual(beatenOffPasses(events), [false, false, false, true, false, false, false, false]);
+});
+
+test("a hint selects the cards of the suggested move and names what to do", () => {
+  assert.deepEqual(hintFor({ type: "attack", cards: ["7S", "7H"] }), { cards: ["7S", "7H"], key: "hint_attack", params: {} });
+  assert.deepEqual(hintFor({ type: "defend", attack: "6S", card: "9S" }), { cards: ["9S"], key: "hint_defend", params: { attack: "6S" } });
+  assert.deepEqual(hintFor({ type: "take" }), { cards: [], key: "hint_take", params: {} });
+  assert.deepEqual(hintFor(null), { cards: [], key: "hint_none", params: {} });
 });

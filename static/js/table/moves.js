@@ -98,3 +98,11 @@ export function beatenOffPasses(events) {
     return event.action?.type === "pass" && leaders.get(event.bout) === event.seat && !taken.has(event.bout);
   });
 }
+
+/** What a practice hint (the server's suggested action, or null) asks of the player: the cards
+ * to select, and the words to show as a translation key and its parameters. */
+export function hintFor(action) {
+  if (!action) return { cards: [], key: "hint_none", params: {} };
+  if (action.type === "defend") return { cards: [action.card], key: "hint_defend", params: { attack: action.attack } };
+  return { cards: action.cards || [], key: `hint_${action.type}`, params: {} };
+}

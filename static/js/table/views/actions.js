@@ -1,4 +1,5 @@
-// The buttons under the hand: play the selection, take, pass or «Бито», cancel the selection.
+// The buttons under the hand: play the selection, take, pass or «Бито», cancel the selection,
+// and at a practice table a hint.
 import { t } from "../../i18n.js";
 import { passIsDone, tableMove } from "../moves.js";
 import { region } from "../region.js";
@@ -18,7 +19,7 @@ const draw = region(({ buttons, disabled }) => {
   node.replaceChildren(...buttons.map(([text, cls, testid]) => button(text, cls, testid, disabled)));
 });
 
-/** `actions` maps a button's test id to what it does: {play, take, pass, cancel}. */
+/** `actions` maps a button's test id to what it does: {play, take, pass, cancel, hint}. */
 export function bindActions(actions) {
   node.addEventListener("click", (event) => {
     const target = event.target.closest("button[data-testid]");
@@ -26,7 +27,7 @@ export function bindActions(actions) {
   });
 }
 
-export function renderActions({ view: v, seat, options, selected, inFlight, takeArmed }) {
+export function renderActions({ state, view: v, seat, options, selected, inFlight, takeArmed }) {
   const buttons = [];
   if (v && seat !== null && !v.finished) {
     const move = tableMove(options, selected);
@@ -37,6 +38,7 @@ export function renderActions({ view: v, seat, options, selected, inFlight, take
     if (options.take) buttons.push([takeArmed ? t("take_confirm") : t("take"), takeArmed ? "take armed" : "take", "take"]);
     if (options.pass) buttons.push([passIsDone(v, seat) ? t("done") : t("pass"), "pass", "pass"]);
     if (selected.length) buttons.push([t("cancel"), "ghost", "cancel"]);
+    if (state.table?.practice && v.legal_actions?.length) buttons.push([t("hint"), "ghost", "hint"]);
   }
   draw({ buttons, disabled: inFlight });
 }

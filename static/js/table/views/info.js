@@ -1,4 +1,4 @@
-// The line above the board: stake, bank, commission, time limits.
+// The line above the board: stake, bank, commission, time limits; or the practice mark.
 import { formatMoney, t } from "../../i18n.js";
 import { region } from "../region.js";
 import { fromTemplate, slot } from "../dom.js";
@@ -18,6 +18,10 @@ const draw = region((parts) => {
 
 export function renderInfo({ state, takenSeats }) {
   const table = state.table || {};
+  if (table.practice) {
+    draw([[t("practice"), t(`bots_${table.bot_level}`)]]);
+    return;
+  }
   const players = state.game ? (state.players || []).length : takenSeats;
   const parts = [
     [t("stake"), formatMoney(table.stake || 0)],

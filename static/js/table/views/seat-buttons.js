@@ -20,8 +20,10 @@ const draw = region(({ canJoin, seated, inviteCode, open }) => {
 
 export function renderSeatButtons({ state, seat, takenSeats, rematch }) {
   const open = state.table?.status === "open";
+  // A practice game may be left at any time; a table with stakes only before the game.
+  const practice = Boolean(state.table?.practice) && state.table?.status === "playing";
   const seated = (state.players || []).some((player) => player.seat === seat && player.nickname)
-    && (open || Boolean(rematch?.confirmed?.includes(seat)));
+    && (open || practice || Boolean(rematch?.confirmed?.includes(seat)));
   draw({
     canJoin: open && !seated && takenSeats < (state.table?.seats || 0),
     seated,

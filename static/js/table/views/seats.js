@@ -34,6 +34,9 @@ function seatElement(seat, inputs, isMe) {
   dot.title = offline ? t("disconnected") : t("connected");
   slot(node, "nickname").textContent = player.nickname;
   paintAvatar(slot(node, "avatar"), player.nickname);
+  const rating = slot(node, "rating");
+  if (player.rating === null || player.rating === undefined) rating.remove();
+  else rating.textContent = String(player.rating);
   slot(node, "name").title = player.nickname; // narrow seats cut long nicknames short
 
   const roles = slot(node, "roles");

@@ -1,0 +1,44 @@
+"""Quick play: one click seats a player at the oldest open public table that fits, or a new one."""
+
+from __future__ import annotations
+
+from django.db.models import Count, F, Q
+
+from games.errors import GameError
+from games.models import Table
+from games.services import tables
+from games.services._locks import is_int
+
+# A new table for a player who will play with any number of players.
+ANY_SEATS_DEFAULT = 2
+# Tables tried before opening a new one: a race can fill the oldest ones meanwhile.
+CANDIDATES = 5
+# Refusals that only mean another table (or a new one) should be tried.
+TAKEN = {"table_full", "table_not_open", "already_seated"}
+
+
+def quick_play(*, user, stake: int, seats: int | None = None) -> Table:
+    """Seat `user` at the oldest open public table with this stake and number of seats (any
+    number when None), or open one for him. His stake is held either way."""
+    if not is_int(stake) or stake <= 0:
+        raise GameError("invalid_stake")
+    if seats is not None and (not is_int(seats) or not 2 <= seats <= 6):
+        raise GameError("invalid_seats")
+    candidates = (
+        Table.objects.filter(status=Table.Status.OPEN, private=False, practice=False, stake=stake)
+        .filter(**({} if seats is None else {"seats": seats}))
+        .exclude(seat_set__user=user, seat_set__left_at__isnull=True)
+        .annotate(taken=Count("seat_set", filter=Q(seat_set__left_at__isnull=True)))
+        .filter(taken__lt=F("seats"))
+        .order_by("created_at", "pk")
+        .values_list("pk", flat=True)[:CANDIDATES]
+    )
+    for table_id in candidates:
+        try:
+            tables.table_join(table_id=table_id, user=user)
+        except GameError as error:
+            if error.code not in TAKEN:
+                raise
+            continue
+        return Table.objects.get(pk=table_id)
+    return tables.table_create(user=user, stake=stake, seats=seats or ANY_SEATS_DEFAULT)

@@ -1,0 +1,73 @@
+"""The pages of practice, quick play and ratings, through Django's test client."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from games import selectors
+from games.engine import Game as EngineGame
+from games.models import PRACTICE_PLAYER_SEAT, Game, Rating, Table
+from tests.games.conftest import STAKE, create_player
+from tests.games.test_services import play_out, seated_game
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(client, user=None):
+    user = user or create_player()
+    client.force_login(user)
+    return user
+
+
+def test_the_lobby_offers_quick_play_and_practice_and_counts_players_by_stake(client):
+    logged_in(client)
+    waiting = create_player()
+    client.force_login(waiting)
+    client.post(reverse("quick_play"), {"stake": "100", "seats": "3"})
+    page = client.get(reverse("lobby")).content.decode()
+    assert 'data-testid="quick-play"' in page and 'data-testid="practice"' in page
+    assert 'data-testid="stake-counts"' in page
+    assert selectors.players_by_stake() == [{"stake": STAKE, "waiting": 1, "playing": 0}]
+
+
+def test_starting_practice_opens_a_marked_table_with_a_hint(client):
+    user = logged_in(client)
+    response = client.post(reverse("practice_start"), {"seats": "3", "level": "novice"})
+    table = Table.objects.get(created_by=user)
+    assert response.status_code == 302 and response["Location"] == f"/table/{table.pk}/"
+    page = client.get(response["Location"]).content.decode()
+    assert 'data-testid="practice-mark"' in page
+    assert f'data-hint-url="/table/{table.pk}/hint/"' in page
+    hint = client.get(f"/table/{table.pk}/hint/").json()["action"]
+    engine = EngineGame.from_dict(Game.objects.get(table=table).state)
+    assert hint is None or hint in engine.legal_actions(PRACTICE_PLAYER_SEAT)
+
+
+def test_a_bad_practice_form_is_shown_again_and_opens_nothing(client):
+    logged_in(client)
+    response = client.post(reverse("practice_start"), {"seats": "9", "level": "novice"})
+    assert response.status_code == 400
+    assert not Table.objects.exists()
+
+
+def test_quick_play_with_a_short_balance_says_so_and_stays_in_the_lobby(client):
+    logged_in(client, create_player(balance=STAKE - 1))
+    response = client.post(reverse("quick_play"), {"stake": "100", "seats": ""}, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("lobby")
+    assert "Not enough money" in response.content.decode() or "Недостаточно" in (
+        response.content.decode()
+    )
+    assert not Table.objects.exists()
+
+
+def test_profile_and_leaderboard_show_the_rating(client):
+    game, users = seated_game(2)
+    play_out(game, users)
+    rating = Rating.objects.get(user=users[0])
+    page = client.get(reverse("profile", args=[users[0].username])).content.decode()
+    assert 'data-testid="rating"' in page
+    Rating.objects.filter(user__in=users).update(games=5)
+    board = client.get(reverse("leaderboard") + "?sort=rating").content.decode()
+    assert board.count('data-testid="leaderboard-rating"') == 2
+    assert rating.user.username in board
