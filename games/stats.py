@@ -156,6 +156,12 @@ def _shown(mu: float | None, sigma: float | None) -> int | None:
     return None if mu is None else display_rating(mu, sigma)
 
 
+def player_rating_now(*, user) -> int | None:
+    """The user's shown rating, or None before his first rated game."""
+    row = Rating.objects.filter(user=user).values_list("mu", "sigma").first()
+    return None if row is None else display_rating(*row)
+
+
 def player_rating(*, user) -> dict:
     """The user's rating now and after each rated game, oldest first (for a chart)."""
     rating = Rating.objects.filter(user=user).first()

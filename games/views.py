@@ -221,6 +221,7 @@ def player_card(request: HttpRequest, nickname: str) -> JsonResponse:
             "games": summary["games"],
             "wins": summary["wins"],
             "durak": summary["durak"],
+            "rating": stats.player_rating_now(user=player),
             "profile_url": reverse("profile", args=[player.username]),
         }
     )

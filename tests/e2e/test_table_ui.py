@@ -465,4 +465,8 @@ def test_a_click_on_a_player_opens_his_card_with_his_figures(
     expect(page.get_by_test_id("card-games")).to_have_text("1")
     expect(page.get_by_test_id("card-wins")).to_have_text(str(summary["wins"]))
     expect(page.get_by_test_id("card-durak")).to_have_text(str(summary["durak"]))
+    # The first game had stakes, so it rated the guest.
+    rating = stats.player_rating_now(user=guest)
+    assert rating is not None
+    expect(page.get_by_test_id("card-rating")).to_have_text(str(rating))
     screenshot(page, f"player-card-{'phone' if viewport is PHONE else 'desktop'}")

@@ -9,13 +9,15 @@ const urlTemplate = dialog.dataset.url; // ".../players/NICK/card.json"
 async function open(nickname) {
   paintAvatar(slot(dialog, "avatar"), nickname);
   slot(dialog, "nickname").textContent = nickname;
-  for (const field of ["games", "wins", "durak"]) slot(dialog, field).textContent = "…";
+  for (const field of ["games", "wins", "durak", "rating"]) slot(dialog, field).textContent = "…";
   dialog.showModal();
   try {
     const response = await fetch(urlTemplate.replace("NICK", encodeURIComponent(nickname)), { headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(String(response.status));
     const card = await response.json();
     for (const field of ["games", "wins", "durak"]) slot(dialog, field).textContent = String(card[field]);
+    // A player without a rated game yet has no rating to show.
+    slot(dialog, "rating").textContent = card.rating === null ? "—" : String(card.rating);
     slot(dialog, "profile").href = card.profile_url;
   } catch {
     slot(dialog, "games").textContent = t("player_card_failed");
