@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.audit.services import record_staff_action
-from wallet import services
+from wallet import selectors, services
 from wallet.models import Withdrawal
 from wallet.money import format_money
 from wallet.services import InvalidCommand, WalletError
@@ -35,11 +35,12 @@ def withdrawal_request(*, user, amount: int, payout_details: str, request_key: s
 
     ``request_key`` comes from the form, so a double submit asks once.
     """
-    if type(amount) is not int or amount < settings.WITHDRAWAL_MIN:
-        raise WithdrawalError(
-            _("The smallest withdrawal is %(min)s.")
-            % {"min": format_money(settings.WITHDRAWAL_MIN)}
-        )
+    too_small = WithdrawalError(
+        _("The smallest withdrawal is %(min)s, unless it is your whole balance.")
+        % {"min": format_money(settings.WITHDRAWAL_MIN)}
+    )
+    if type(amount) is not int or amount <= 0:
+        raise too_small
     payout_details = (payout_details or "").strip()
     if not payout_details:
         raise InvalidCommand(_("Say where the money should be paid."))
@@ -50,6 +51,10 @@ def withdrawal_request(*, user, amount: int, payout_details: str, request_key: s
         existing = Withdrawal.objects.filter(hold_transaction=hold).first()
         if existing is not None:
             return existing
+        # A rest below the minimum may leave only as the whole balance, so that every account
+        # can be emptied (and closed). The hold has locked the wallet: the balance is final.
+        if amount < settings.WITHDRAWAL_MIN and selectors.user_balance(user=user) != 0:
+            raise too_small
         return Withdrawal.objects.create(
             user=user, amount=amount, payout_details=payout_details, hold_transaction=hold
         )

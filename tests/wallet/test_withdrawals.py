@@ -81,6 +81,19 @@ def test_more_than_the_balance_or_less_than_the_minimum_is_refused(make_user):
     assert not Withdrawal.objects.exists()
 
 
+def test_a_rest_below_the_minimum_leaves_only_as_the_whole_balance(make_user):
+    player = make_user(balance=150_00)
+    ask(player, amount=100_00)
+    with pytest.raises(withdrawals.WithdrawalError):
+        ask(player, amount=49_99)
+    assert selectors.user_balance(user=player) == 50_00
+    rest = ask(player, amount=50_00)
+    assert rest.status == Withdrawal.Status.PENDING
+    assert selectors.user_balance(user=player) == 0
+    assert pending_balance() == 150_00
+    call_command("ledger_check")
+
+
 def test_approval_pays_out_to_external_cash_and_is_recorded(make_user, approver):
     player, staff = make_user(balance=1_000_00), approver("kassir")
     withdrawal = ask(player)
