@@ -292,6 +292,9 @@ TABLE_OPEN_TTL = int(os.environ.get("TABLE_OPEN_TTL", str(30 * 60)))
 BOT_DELAY_SECONDS = tuple(
     float(bound) for bound in os.environ.get("BOT_DELAY_SECONDS", "0.5,1.5").split(",", 1)
 )
+# What ledger_check audits beyond the ledger itself: each app's checks of the money it posts
+# (the wallet knows no game, so it finds them here).
+LEDGER_AUDITS = ["games.ledger_audit.ledger_report"]
 
 # --- Cashier (amounts in minor units) ------------------------------------------------------
 

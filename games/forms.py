@@ -5,12 +5,13 @@ from decimal import Decimal
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.models import BotLevel
 from games.reports import GROUPING_LABELS
 from wallet.forms import PeriodForm
 from wallet.money import money_label, parse_major_units
 
-SEAT_CHOICES = [(n, str(n)) for n in range(2, 7)]
+SEAT_CHOICES = [(n, str(n)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
 TURN_CHOICES = [(15, _("15 s")), (30, _("30 s")), (45, _("45 s")), (60, _("60 s"))]
 THROW_CHOICES = [(5, _("5 s")), (10, _("10 s")), (15, _("15 s")), (20, _("20 s"))]
 

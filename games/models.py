@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from decimal import Decimal
 
 from django.conf import settings
@@ -11,8 +10,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6
+from games.engine import MAX_PLAYERS, MIN_PLAYERS, BadPercentages, check_percentages
+
 # How long the players of a finished game have to confirm a rematch before held stakes return.
 REMATCH_SECONDS = 120
 # The player's seat at a practice table; bots hold every other seat.
@@ -259,6 +258,15 @@ class BankDistribution(models.Model):
         return f"{self.game} / {self.seat}"
 
 
+# What the engine's check of a payout row found, in words for staff.
+PERCENTAGE_PROBLEMS = {
+    "not_a_row": _("Give a list of whole percentages."),
+    "not_100": _("The percentages must add up to 100."),
+    "increasing": _("A later place may not get more."),
+    "last_not_zero": _("The last place gets 0 %."),
+}
+
+
 class PayoutScheme(models.Model):
     """Percent of the distributed bank per place, for one number of players (RULES §6)."""
 
@@ -285,12 +293,10 @@ class PayoutScheme(models.Model):
             raise ValidationError({"percentages": _("Give a list of whole percentages.")})
         if self.players is not None and len(row) != self.players:
             raise ValidationError({"percentages": _("Give exactly one percentage for each place.")})
-        if any(value < 0 for value in row) or sum(row) != 100:
-            raise ValidationError({"percentages": _("The percentages must add up to 100.")})
-        if any(later > earlier for earlier, later in itertools.pairwise(row)):
-            raise ValidationError({"percentages": _("A later place may not get more.")})
-        if row[-1] != 0:
-            raise ValidationError({"percentages": _("The last place gets 0 %.")})
+        try:
+            check_percentages(row)
+        except BadPercentages as error:
+            raise ValidationError({"percentages": PERCENTAGE_PROBLEMS[error.code]}) from error
 
 
 class Bot(models.Model):

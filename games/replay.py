@@ -3,52 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 
 from games.engine import Game as EngineGame
 from games.engine import split_bank
+from games.engine.autoplay import auto_play_is_endless, final_places
 from games.models import Game
 from wallet.models import Account, Entry, LedgerTransaction
-
-# The server's moves for idle players are deterministic, so from any position they either end
-# the game or come back to a position already seen; both happen within a few hundred moves.
-# Play that goes beyond this many moves is counted as endless.
-AUTO_PLAY_LIMIT = 20_000
-
-
-def seats_still_in(engine: EngineGame) -> list[int]:
-    """The seats that have not left the game (all of them before anyone is out)."""
-    out = {seat for group in engine.places for seat in group}
-    return [seat for seat in range(engine.players) if seat not in out]
-
-
-def auto_play_is_endless(engine: EngineGame) -> bool:
-    """Whether the server's moves for every seat (RULES §5) would go on forever from here.
-
-    With three or more players left, auto-take, auto-pass and the lowest lead can pass the same
-    cards round the table for ever; such play comes back to a position it has already reached.
-    """
-    game = engine.copy()
-    seen: set[str] = set()
-    for _move in range(AUTO_PLAY_LIMIT):
-        if game.finished:
-            return False
-        position = game.to_dict()
-        del position["bouts"]  # a counter, not part of the position
-        key = json.dumps(position, sort_keys=True)
-        if key in seen:
-            return True
-        seen.add(key)
-        seat = game.waiting_for[0]
-        game.apply(seat, game.timeout_action(seat))
-    return True
-
-
-def final_places(game: Game, engine: EngineGame) -> list[list[int]]:
-    """The places of a finished game; after a stalemate everyone still in shares the last."""
-    if not game.stalemate:
-        return engine.places
-    return [*engine.places, seats_still_in(engine)]
 
 
 def replay_game(game: Game) -> list[EngineGame]:
@@ -95,7 +55,9 @@ def verify_game(game: Game) -> list[str]:
         return [*problems, "the game is marked finished but the replay is not over"]
     if game.commission is None or not game.percentages or game.commission > game.bank:
         return [*problems, "the commission or the percentages were not recorded"]
-    expected = split_bank(game.bank - game.commission, final_places(game, final), game.percentages)
+    expected = split_bank(
+        game.bank - game.commission, final_places(final, stalemate=game.stalemate), game.percentages
+    )
     recorded = {share.seat: share for share in game.distribution.all()}
     if set(recorded) != set(expected):
         problems.append(f"distribution rows for seats {sorted(recorded)}")

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from games import presence
 from games.engine import Game as EngineGame
+from games.engine.autoplay import final_places
 from games.engine.bots import AMATEUR, decide
 from games.models import (
     PRACTICE_PLAYER_SEAT,
@@ -28,7 +29,6 @@ from games.models import (
     Seat,
     Table,
 )
-from games.replay import final_places
 
 LOBBY_GROUP = "games.lobby"
 # The table state carries at most this many of the latest moves, to keep its frame small.
@@ -326,7 +326,7 @@ def game_result(*, game: Game) -> dict[str, Any]:
     shares = BankDistribution.objects.filter(game=game).select_related("user")
     engine = EngineGame.from_dict(game.state)
     return {
-        "places": final_places(game, engine),
+        "places": final_places(engine, stalemate=game.stalemate),
         "durak": None if game.stalemate else engine.durak,
         "stalemate": game.stalemate,
         "bank": game.bank,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
-from django.apps import apps
+from django.conf import settings
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
+from django.utils.module_loading import import_string
 
 from wallet.models import (
     NEVER_NEGATIVE,
@@ -91,50 +91,12 @@ def ledger_findings() -> LedgerReport:
     findings += _payment_findings()
     checked["withdrawals"] = Withdrawal.objects.count()
     findings += _withdrawal_findings()
-    try:
-        game_model = apps.get_model("games", "Game")
-        table_model = apps.get_model("games", "Table")
-    except LookupError:
-        game_model = table_model = None
-    if table_model is not None:
-        findings += _table_bank_findings(table_model)
-    if game_model is not None:
-        finished_ids = set(
-            # A practice game has no bank, so nothing to settle.
-            game_model.objects.filter(status="finished", bank__gt=0).values_list("pk", flat=True)
-        )
-        checked["finished games"] = len(finished_ids)
-        settlements = Counter(
-            LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.BANK_SETTLE).values_list(
-                "game_id", flat=True
-            )
-        )
-        for game_id in sorted(finished_ids):
-            if settlements[game_id] != 1:
-                findings.append(
-                    f"finished game {game_id} has {settlements[game_id]} bank settlements"
-                )
+    # The apps that post money add their own audits (settings.LEDGER_AUDITS).
+    for path in settings.LEDGER_AUDITS:
+        report = import_string(path)()
+        checked.update(report.checked)
+        findings += report.findings
     return LedgerReport(checked=checked, findings=findings)
-
-
-def _table_bank_findings(table_model) -> list[str]:
-    """A table bank holds exactly the stakes of the players seated at the table.
-
-    Seats are taken with their stake held and freed with it released or settled (a game's
-    end frees every seat), so money left in the bank of a closed table is money stuck there.
-    """
-    held = dict(
-        Account.objects.filter(kind=Account.Kind.TABLE_BANK).values_list("table_id", "balance")
-    )
-    tables = table_model.objects.filter(pk__in=list(held)).annotate(
-        seated=Count("seat_set", filter=Q(seat_set__left_at__isnull=True))
-    )
-    return [
-        f"table {table.pk} ({table.status}) bank holds {held[table.pk]}, "
-        f"the stakes of its {table.seated} seated players are {table.stake * table.seated}"
-        for table in tables.order_by("pk")
-        if held[table.pk] != table.stake * table.seated
-    ]
 
 
 def _payment_findings() -> list[str]:

@@ -28,7 +28,15 @@ Extras:
 - ``g.durak`` (lone loser once finished, None on a draw), ``g.players``, ``g.seed``,
   ``g.attacker``, ``g.defender``, ``g.bouts`` (bouts completed), ``g.trump_suit``,
   ``g.talon_size``, ``g.hand(seat)``.
+- ``g.still_in`` -> list[int]: the seats still holding cards (the durak once finished).
+- ``MIN_PLAYERS``, ``MAX_PLAYERS``: a game has 2 to 6 players.
 - ``DEFAULT_PERCENTAGES``: the RULES §6 table, {players: row}.
+- ``bank_shares(bank, places, percentages)`` -> list[Share]: each seat's ``place``,
+  ``percent`` and ``amount`` (``split_bank`` gives the amounts); ``house_commission(bank,
+  percent)``, rounded down; ``check_percentages(row)`` raises BadPercentages (a ValueError
+  with ``.code``: "not_a_row", "not_100", "increasing", "last_not_zero").
+- ``games.engine.autoplay``: ``auto_play_is_endless(g)`` (the server's moves for every seat
+  would repeat forever) and ``final_places(g, stalemate=...)``.
 - ``g.table`` (the bout's cards, as in a view), ``g.taking`` (take declared).
 - ``games.engine.bots.decide(view, log, level) -> dict | None``: a bot's move from a seat's
   view and the public move log only, at level "novice", "amateur" or "master";
@@ -44,7 +52,27 @@ unknown type, wrong keys, bad or repeated card code), "game_finished", "not_your
 "pass_not_allowed"; and ``.message`` for people.
 """
 
-from .bank import DEFAULT_PERCENTAGES, split_bank
-from .game import Game, IllegalAction
+from .bank import (
+    DEFAULT_PERCENTAGES,
+    BadPercentages,
+    Share,
+    bank_shares,
+    check_percentages,
+    house_commission,
+    split_bank,
+)
+from .game import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalAction
 
-__all__ = ["DEFAULT_PERCENTAGES", "Game", "IllegalAction", "split_bank"]
+__all__ = [
+    "DEFAULT_PERCENTAGES",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "BadPercentages",
+    "Game",
+    "IllegalAction",
+    "Share",
+    "bank_shares",
+    "check_percentages",
+    "house_commission",
+    "split_bank",
+]

@@ -151,7 +151,7 @@ class Game:
         self._defender = self._left_of(attacker)
         self._table_ranks = 0
         self._unbeaten = 0
-        self._settle()
+        self._update_phase()
 
     # ----------------------------------------------------------------- construction
 
@@ -324,7 +324,7 @@ class Game:
             if card >= 0:
                 game._table_ranks |= 1 << (card >> 2)
         game._unbeaten = game._defenses.count(-1)
-        game._settle()
+        game._update_phase()
         return game
 
     # ----------------------------------------------------------------- public reads
@@ -344,6 +344,11 @@ class Game:
     @property
     def places(self) -> list[list[int]]:
         return [group[:] for group in self._places]
+
+    @property
+    def still_in(self) -> list[int]:
+        """The seats still holding cards: all of them before anyone is out, the durak at the end."""
+        return [seat for seat in range(self._players) if not self._out >> seat & 1]
 
     @property
     def durak(self) -> int | None:
@@ -571,7 +576,7 @@ class Game:
                 )
         self._hands[seat] ^= mask
         self._put_attacks(cards)
-        self._settle()
+        self._update_phase()
 
     def _defend(self, seat: int, attack: int, card: int) -> None:
         self._check_defender(seat)
@@ -593,7 +598,7 @@ class Game:
         self._unbeaten -= 1
         self._table_ranks |= 1 << (card >> 2)
         self._passed = 0
-        self._settle()
+        self._update_phase()
 
     def _transfer(self, seat: int, cards: list[int], mask: int) -> None:
         self._check_defender(seat)
@@ -606,7 +611,7 @@ class Game:
         self._hands[seat] ^= mask
         self._defender = self._left_of(seat)
         self._put_attacks(cards)
-        self._settle()
+        self._update_phase()
 
     def _take(self, seat: int) -> None:
         self._check_defender(seat)
@@ -615,14 +620,14 @@ class Game:
         if not self._unbeaten:
             raise IllegalAction("take_not_allowed", "every card on the table is beaten")
         self._taking = True
-        self._settle()
+        self._update_phase()
 
     def _pass(self, seat: int) -> None:
         self._check_can_act(seat)
         if self._phase not in (THROW, TAKING) or seat not in self._waiting:
             raise IllegalAction("pass_not_allowed", "the game is not waiting for your pass")
         self._passed |= 1 << seat
-        self._settle()
+        self._update_phase()
 
     def _put_attacks(self, cards: list[int]) -> None:
         for card in cards:
@@ -634,7 +639,7 @@ class Game:
 
     # ----------------------------------------------------------------- bout flow
 
-    def _settle(self) -> None:
+    def _update_phase(self) -> None:
         """Derive phase and waiting_for, and close the bout when nobody is left to wait for."""
         if self._finished:
             self._phase, self._waiting = OVER, []
@@ -688,7 +693,7 @@ class Game:
             if leaving:
                 self._places.append(leaving)
                 self._out |= mask_of(leaving)
-        still_in = [seat for seat in range(self._players) if not self._out >> seat & 1]
+        still_in = self.still_in
         if len(still_in) <= 1:
             self._places += [still_in] if still_in else []
             self._finished = True
@@ -698,7 +703,7 @@ class Game:
             self._attacker = defender
         if not self._finished:
             self._defender = self._left_of(self._attacker)
-        self._settle()
+        self._update_phase()
 
     def _draw_cards(self) -> None:
         """RULES §3.6: the leader, then clockwise from him, the final defender always last."""

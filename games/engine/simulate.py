@@ -9,12 +9,14 @@ import time
 from collections import Counter
 
 from .bots import play_to_end
-from .game import Game
+from .game import MAX_PLAYERS, MIN_PLAYERS, Game
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--players", type=int, default=4, choices=range(2, 7))
+    parser.add_argument(
+        "--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1)
+    )
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=None, help="replays the same run")
     args = parser.parse_args(argv)

@@ -7,7 +7,8 @@ run on their own (a move, a timeout, marking a seat away) open a durable transac
 never part of a larger one.
 
 - ``tables``: open, join, leave, expire a table; the commission
-- ``play``: the deal, moves, deadlines, the server's moves for away players, the bank
+- ``play``: the deal, moves, deadlines, the server's moves for away players, the game's end
+- ``bank``: paying out a finished game's bank in one ledger posting
 - ``rematch``: confirm or expire a rematch
 - ``away``: presence of sockets and marking players away
 - ``sweep``: the periodic catch-up of lost timers

@@ -13,8 +13,9 @@ from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from games import effects, presence, selectors
-from games.engine import DEFAULT_PERCENTAGES, IllegalAction
+from games.engine import DEFAULT_PERCENTAGES, IllegalAction, bank_shares
 from games.engine import Game as EngineGame
+from games.engine.autoplay import auto_play_is_endless, final_places
 from games.errors import ERROR_MESSAGES, GameError
 from games.models import (
     PRACTICE_PLAYER_SEAT,
@@ -25,10 +26,9 @@ from games.models import (
     Seat,
     Table,
 )
-from games.replay import auto_play_is_endless, final_places, seats_still_in
 from games.services import rating
 from games.services._locks import active_seats, is_int, lock_game
-from wallet import services as wallet_services
+from games.services.bank import bank_settle
 
 # Away players are played for at once; this bounds one chain of such moves so a table of
 # away players still advances through its deadlines instead of in one endless transaction.
@@ -194,7 +194,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
     for _move in range(AUTO_MOVES_PER_CHANGE):
         if engine.finished:
             break
-        still_in = seats_still_in(engine)
+        still_in = engine.still_in
         if still_in != checked:  # the answer changes only when someone leaves
             checked = still_in
             if away.issuperset(still_in) and auto_play_is_endless(engine):
@@ -241,11 +241,11 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
     players = len(game.players)
     scheme = PayoutScheme.objects.filter(players=players).first()
     percentages = list(scheme.percentages if scheme else DEFAULT_PERCENTAGES[players])
-    places = final_places(game, engine)
+    places = final_places(engine, stalemate=game.stalemate)
     if table.practice:
-        payouts, commission = {}, 0
+        shares, commission = bank_shares(0, places, percentages), 0
     else:
-        settlement = wallet_services.bank_settle(
+        settlement = bank_settle(
             table_id=table.pk,
             game_id=game.pk,
             bank=game.bank,
@@ -254,27 +254,23 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
             seat_users=dict(enumerate(game.players)),
             percentages=percentages,
         )
-        payouts, commission = settlement.payouts, settlement.commission
+        shares, commission = settlement.shares, settlement.commission
         if not game.stalemate:
             rating.rating_record_game(game=game, places=places)
     now = timezone.now()
-    shares = []
-    taken = 0
-    for group in places:
-        pooled = Decimal(sum(percentages[taken : taken + len(group)])) / len(group)
-        for seat in group:
-            shares.append(
-                BankDistribution(
-                    game=game,
-                    user_id=game.players[seat],
-                    seat=seat,
-                    place=taken + 1,
-                    percent=pooled.quantize(Decimal("0.0001")),
-                    amount=payouts.get(seat, 0),
-                )
-            )
-        taken += len(group)
-    BankDistribution.objects.bulk_create(shares)
+    BankDistribution.objects.bulk_create(
+        BankDistribution(
+            game=game,
+            user_id=game.players[share.seat],
+            seat=share.seat,
+            place=share.place,
+            percent=(Decimal(share.percent.numerator) / share.percent.denominator).quantize(
+                Decimal("0.0001")
+            ),
+            amount=share.amount,
+        )
+        for share in shares
+    )
     game.commission = commission
     game.percentages = percentages
     game.status = Game.Status.FINISHED

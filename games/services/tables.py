@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import effects
+from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.engine import Game as EngineGame
 from games.errors import ERROR_MESSAGES, GameError
 from games.models import Bot, Game, Seat, Table
@@ -37,7 +38,7 @@ def table_create(
     """Open a table; the creator takes seat 0 and his stake is held."""
     if not is_int(stake) or not 0 < stake <= MAX_STAKE:
         raise GameError("invalid_stake")
-    if not is_int(seats) or not 2 <= seats <= 6:
+    if not is_int(seats) or not MIN_PLAYERS <= seats <= MAX_PLAYERS:
         raise GameError("invalid_seats")
     if (
         not is_int(turn_seconds)

@@ -246,3 +246,21 @@ def test_from_position_reads_a_trump_card_of_none_as_no_card_shown():
     assert game.view(0)["trump_card"] is None and game.view(0)["trump_suit"] == "H"
     with_talon = Game.from_position({**GOOD_POSITION, "trump_card": None})
     assert with_talon.view(0)["trump_card"] == "9H"
+
+
+def test_still_in_lists_the_seats_holding_cards_and_keeps_the_durak_at_the_end():
+    game = Game.from_position(
+        {
+            "hands": [["6S", "8H"], [], ["7S"]],
+            "talon": [],
+            "trump": "C",
+            "attacker": 0,
+            "first_bout": False,
+            "places": [[1]],
+        }
+    )
+    assert game.still_in == [0, 2]
+    game.apply(0, {"type": "attack", "cards": ["6S"]})
+    game.apply(2, {"type": "defend", "attack": "6S", "card": "7S"})
+    assert game.finished
+    assert game.still_in == [0] == [game.durak]

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import DEFAULT_PERCENTAGES, split_bank
+from games.engine import (
+    DEFAULT_PERCENTAGES,
+    BadPercentages,
+    Share,
+    bank_shares,
+    check_percentages,
+    house_commission,
+    split_bank,
+)
 
 FOUR = [60, 30, 10, 0]
 
@@ -129,3 +138,51 @@ def test_payouts_always_add_up_to_the_bank_and_follow_place_order(bank, places):
     assert ordered == sorted(ordered, reverse=True)
     for group in places:
         assert max(payouts[seat] for seat in group) - min(payouts[seat] for seat in group) <= 1
+
+
+def test_each_share_names_its_place_and_percent_and_sharers_take_the_first_place():
+    assert bank_shares(10001, [[1, 0], [2], [3]], FOUR) == [
+        Share(seat=0, place=1, percent=Fraction(45), amount=4501),
+        Share(seat=1, place=1, percent=Fraction(45), amount=4500),
+        Share(seat=2, place=3, percent=Fraction(10), amount=1000),
+        Share(seat=3, place=4, percent=Fraction(0), amount=0),
+    ]
+
+
+def test_a_shared_last_place_splits_an_odd_percentage():
+    shares = bank_shares(1000, [[0], [1, 2]], [75, 25, 0])
+    assert [(share.place, share.percent) for share in shares] == [
+        (1, 75),
+        (2, Fraction(25, 2)),
+        (2, Fraction(25, 2)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("bank", "percent", "commission"),
+    [(999, Decimal("10"), 99), (1_001, Decimal("2.5"), 25), (3, "33.33", 0), (400, 100, 400)],
+)
+def test_the_house_commission_is_rounded_down_to_a_whole_unit(bank, percent, commission):
+    assert house_commission(bank, percent) == commission
+
+
+@pytest.mark.parametrize(("bank", "percent"), [(100, Decimal("101")), (100, -1), (100, "x")])
+def test_a_commission_outside_0_to_100_percent_is_refused(bank, percent):
+    with pytest.raises(ValueError):
+        house_commission(bank, percent)
+
+
+@pytest.mark.parametrize(
+    ("row", "code"),
+    [
+        ([], "not_a_row"),
+        (["60", 40, 0], "not_a_row"),
+        ([60, 30, 5], "not_100"),
+        ([30, 60, 10, 0], "increasing"),
+        ([60, 30, 5, 5], "last_not_zero"),
+    ],
+)
+def test_a_payout_row_that_breaks_the_rules_names_what_it_breaks(row, code):
+    with pytest.raises(BadPercentages) as refused:
+        check_percentages(row)
+    assert refused.value.code == code

@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from games.engine import DEFAULT_PERCENTAGES, split_bank
+from games.services.bank import bank_settle
 from wallet import selectors, services
 from wallet.models import Account, LedgerTransaction
 
@@ -86,7 +87,7 @@ def test_fifty_threads_end_with_exact_balances(make_user):
                 )
                 barrier.wait()
                 # Every player of the table reports the finished game: it is paid once.
-                services.bank_settle(**settle_args(table_id, round_number))
+                bank_settle(**settle_args(table_id, round_number))
                 barrier.wait()
         except BaseException as error:  # reported below, so a failing thread fails the test
             errors.append(error)

@@ -11,6 +11,7 @@ from django.db import connection
 
 from games import services as game_services
 from games.models import Game, Seat, Table
+from games.services.bank import bank_settle
 from wallet import services
 from wallet.models import Account
 
@@ -68,7 +69,7 @@ def test_finished_game_must_be_settled_exactly_once(make_user):
         services.stake_hold(
             user=player, table_id=table.pk, amount=500, idempotency_key=f"hold:{seat}"
         )
-    services.bank_settle(
+    bank_settle(
         table_id=table.pk,
         game_id=game.pk,
         bank=1_000,

@@ -6,6 +6,7 @@ import pytest
 from django.urls import NoReverseMatch, reverse
 from django.utils import translation
 
+from games.services.bank import bank_settle
 from wallet import services
 from wallet.money import format_money
 
@@ -78,7 +79,7 @@ def test_history_links_the_settled_game(client, make_user):
         services.stake_hold(
             user=player, table_id=8, amount=1_000, idempotency_key=f"hold:table:8:seat:{seat}"
         )
-    services.bank_settle(
+    bank_settle(
         table_id=8,
         game_id=42,
         bank=2_000,

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pytest
 
 from wallet import selectors, services
@@ -102,26 +100,56 @@ def test_release_returns_the_stake_and_cannot_overdraw_the_bank(make_user):
         )
 
 
-def test_bank_settle_pays_places_and_commission(make_user):
-    players = [make_user(balance=10_000) for _ in range(4)]
-    for seat, player in enumerate(players):
-        services.stake_hold(
-            user=player, table_id=11, amount=10_000, idempotency_key=f"hold:table:11:seat:{seat}"
+def test_a_posting_of_several_movements_is_one_balanced_transaction_written_once(make_user):
+    payer, payee = make_user(balance=1_000), make_user(balance=1_000)
+    command = {
+        "kind": LedgerTransaction.Kind.ADJUSTMENT,
+        "idempotency_key": "posting:1",
+        "movements": {
+            services.user_account(payer): -700,
+            services.user_account(payee): 400,
+            services.house_account(): 300,
+        },
+        "table_id": 5,
+        "game_id": 6,
+        "memo": "a three-way split",
+    }
+    first = services.post(**command)
+    again = services.post(**command)
+    assert again.pk == first.pk
+    assert (first.table_id, first.game_id, first.memo) == (5, 6, "a three-way split")
+    assert sorted(first.entries.values_list("amount", flat=True)) == [-700, 300, 400]
+    assert [selectors.user_balance(user=user) for user in (payer, payee)] == [300, 1_400]
+    with pytest.raises(services.DuplicateCommand):
+        services.post(**{**command, "game_id": 7})
+    assert LedgerTransaction.objects.filter(idempotency_key="posting:1").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        ({"amounts": (-500, 400)}, services.InvalidCommand),  # does not add up to zero
+        ({"amounts": (0, 0)}, services.InvalidAmount),
+        ({"amounts": (-500,)}, services.InvalidCommand),  # one movement
+        ({"amounts": (-5_000, 5_000)}, services.InsufficientFunds),
+        ({"kind": "gift"}, services.InvalidCommand),
+        ({"table_id": "5"}, services.InvalidCommand),
+        ({"game_id": 0}, services.InvalidCommand),
+    ],
+)
+def test_a_malformed_posting_is_refused_and_moves_nothing(make_user, change, error):
+    payer, payee = make_user(balance=1_000), make_user(balance=1_000)
+    amounts = change.pop("amounts", (-500, 500))
+    accounts = [services.user_account(payer), services.user_account(payee)]
+    before = LedgerTransaction.objects.count()
+    with pytest.raises(error):
+        services.post(
+            **{
+                "kind": LedgerTransaction.Kind.ADJUSTMENT,
+                "idempotency_key": "posting:bad",
+                "movements": dict(zip(accounts, amounts, strict=False)),
+                **change,
+            }
         )
-    settlement = services.bank_settle(
-        table_id=11,
-        game_id=5,
-        bank=40_000,
-        commission_percent=Decimal("2.5"),
-        places=[[1], [2, 3], [0]],
-        seat_users={seat: player.pk for seat, player in enumerate(players)},
-        percentages=[60, 30, 10, 0],
-    )
-    assert settlement.commission == 1_000
-    assert settlement.payouts == {1: 23_400, 2: 7_800, 3: 7_800, 0: 0}
-    assert settlement.transaction.idempotency_key == "settle:game:5"
-    assert [selectors.user_balance(user=p) for p in players] == [0, 23_400, 7_800, 7_800]
-    assert Account.objects.get(kind=Account.Kind.HOUSE).balance == 1_000
-    assert Account.objects.get(kind=Account.Kind.TABLE_BANK, table_id=11).balance == 0
-    # A zero payout gets no entry.
-    assert settlement.transaction.entries.count() == 5
+    assert LedgerTransaction.objects.count() == before
+    assert [selectors.user_balance(user=user) for user in (payer, payee)] == [1_000, 1_000]

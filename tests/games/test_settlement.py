@@ -1,4 +1,5 @@
-"""Bank settlement: commission first (rounded down), the rest exactly as split_bank says."""
+"""Paying out a bank: commission first (rounded down), the rest exactly as split_bank says,
+in one ledger posting."""
 
 from __future__ import annotations
 
@@ -10,12 +11,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engine import DEFAULT_PERCENTAGES, split_bank
+from games.services.bank import bank_settle
+from tests.players import create_player
 from wallet import selectors, services
 from wallet.models import Account, Entry
 
 pytestmark = pytest.mark.django_db
 
 _games = itertools.count(1)
+
+
+@pytest.fixture
+def make_user(db):
+    return create_player
 
 
 @st.composite
@@ -55,7 +63,7 @@ def test_settlement_matches_split_bank(make_user, game):
     bank = stake * players
     percentages = list(DEFAULT_PERCENTAGES[players])
 
-    settlement = services.bank_settle(
+    settlement = bank_settle(
         table_id=table_id,
         game_id=game_id,
         bank=bank,
@@ -93,7 +101,7 @@ def test_settlement_matches_split_bank(make_user, game):
 def test_commission_is_rounded_down_to_a_whole_unit(make_user, bank, percent, commission):
     users = _seat_players(make_user, 1, bank, table_id=77)
     other = make_user(balance=0)
-    settlement = services.bank_settle(
+    settlement = bank_settle(
         table_id=77,
         game_id=77,
         bank=bank,
@@ -119,13 +127,13 @@ def test_settling_a_game_twice_pays_once_and_other_content_is_refused(make_user)
         "seat_users": {0: users[0].pk, 1: users[1].pk},
         "percentages": [100, 0],
     }
-    first = services.bank_settle(**args)
-    again = services.bank_settle(**args)
+    first = bank_settle(**args)
+    again = bank_settle(**args)
     assert again.transaction.pk == first.transaction.pk
     assert again.payouts == first.payouts == {0: 1_000, 1: 0}
     assert selectors.user_balance(user=users[0]) == 1_000
     with pytest.raises(services.DuplicateCommand):
-        services.bank_settle(**{**args, "places": [[1], [0]]})
+        bank_settle(**{**args, "places": [[1], [0]]})
     assert selectors.user_balance(user=users[1]) == 0
 
 
@@ -153,6 +161,31 @@ def test_malformed_settlements_are_refused_and_move_nothing(make_user, change):
         "percentages": [100, 0],
     }
     with pytest.raises(services.WalletError):
-        services.bank_settle(**{**args, **change})
+        bank_settle(**{**args, **change})
     assert Account.objects.get(kind=Account.Kind.TABLE_BANK, table_id=12).balance == 1_000
     assert [selectors.user_balance(user=user) for user in users] == [0, 0]
+
+
+def test_bank_settle_pays_places_and_commission(make_user):
+    players = [make_user(balance=10_000) for _ in range(4)]
+    for seat, player in enumerate(players):
+        services.stake_hold(
+            user=player, table_id=11, amount=10_000, idempotency_key=f"hold:table:11:seat:{seat}"
+        )
+    settlement = bank_settle(
+        table_id=11,
+        game_id=5,
+        bank=40_000,
+        commission_percent=Decimal("2.5"),
+        places=[[1], [2, 3], [0]],
+        seat_users={seat: player.pk for seat, player in enumerate(players)},
+        percentages=[60, 30, 10, 0],
+    )
+    assert settlement.commission == 1_000
+    assert settlement.payouts == {1: 23_400, 2: 7_800, 3: 7_800, 0: 0}
+    assert settlement.transaction.idempotency_key == "settle:game:5"
+    assert [selectors.user_balance(user=p) for p in players] == [0, 23_400, 7_800, 7_800]
+    assert Account.objects.get(kind=Account.Kind.HOUSE).balance == 1_000
+    assert Account.objects.get(kind=Account.Kind.TABLE_BANK, table_id=11).balance == 0
+    # A zero payout gets no entry.
+    assert settlement.transaction.entries.count() == 5
