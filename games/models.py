@@ -147,7 +147,6 @@ class Game(models.Model):
     class Status(models.TextChoices):
         PLAYING = "playing", _("playing")
         FINISHED = "finished", _("finished")
-        CANCELLED = "cancelled", _("cancelled")
 
     table = models.ForeignKey(
         Table, on_delete=models.PROTECT, related_name="games", verbose_name=_("table")
