@@ -77,7 +77,7 @@ class TableAdmin(admin.ModelAdmin):
     list_display = [
         "id",
         "shown_stake",
-        "seats",
+        "seat_count",
         "status",
         "private",
         "commission_percent",
@@ -89,7 +89,7 @@ class TableAdmin(admin.ModelAdmin):
     # Only the house commission of future games is staff's to change.
     fields = [
         "stake",
-        "seats",
+        "seat_count",
         "turn_seconds",
         "throw_seconds",
         "commission_percent",

@@ -33,7 +33,8 @@ class Table(models.Model):
         CLOSED = "closed", _("closed")
 
     stake = models.PositiveBigIntegerField(_("stake"), help_text=_("In minor units (kopecks)."))
-    seats = models.PositiveSmallIntegerField(_("seats"))
+    # How many seats the table has; its Seat rows are table.seat_set.
+    seat_count = models.PositiveSmallIntegerField(_("seats"))
     turn_seconds = models.PositiveSmallIntegerField(_("turn time, s"), default=30)
     throw_seconds = models.PositiveSmallIntegerField(_("throw-in time, s"), default=10)
     commission_percent = models.DecimalField(
@@ -60,7 +61,7 @@ class Table(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(seats__gte=MIN_PLAYERS, seats__lte=MAX_PLAYERS),
+                condition=Q(seat_count__gte=MIN_PLAYERS, seat_count__lte=MAX_PLAYERS),
                 name="games_table_seats_2_6",
             ),
             models.CheckConstraint(

@@ -58,7 +58,7 @@ def _lobby_entry(table: Table) -> dict[str, Any]:
     return {
         "id": table.pk,
         "stake": table.stake,
-        "seats": table.seats,
+        "seats": table.seat_count,
         "taken": table.taken,
         "players": [seat.user.username for seat in table.active_seats],
         "turn_seconds": table.turn_seconds,
@@ -203,7 +203,7 @@ def table_state(
         "table": {
             "id": table.pk,
             "stake": table.stake,
-            "seats": table.seats,
+            "seats": table.seat_count,
             "turn_seconds": table.turn_seconds,
             "throw_seconds": table.throw_seconds,
             "commission_percent": str(table.commission_percent),

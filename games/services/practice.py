@@ -12,6 +12,7 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
+from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.engine import Game as EngineGame
 from games.engine.bots import decide
 from games.errors import GameError
@@ -30,7 +31,7 @@ BOT_NICKNAMES = {
 
 def practice_start(*, user, players: int, level: str) -> Table:
     """Open a practice table for `user` against `players` - 1 bots of `level`; it starts at once."""
-    if not is_int(players) or not 2 <= players <= 6:
+    if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise GameError("invalid_seats")
     if level not in BotLevel.values:
         raise GameError("invalid_bot_level")
@@ -38,7 +39,7 @@ def practice_start(*, user, players: int, level: str) -> Table:
     with transaction.atomic(durable=True):
         table = Table.objects.create(
             stake=0,
-            seats=players,
+            seat_count=players,
             practice=True,
             bot_level=level,
             private=True,  # never in the lobby, and nobody else may watch

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, F, Q
 
+from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.errors import GameError
 from games.models import Table
 from games.services import tables
@@ -22,14 +23,14 @@ def quick_play(*, user, stake: int, seats: int | None = None) -> Table:
     number when None), or open one for him. His stake is held either way."""
     if not is_int(stake) or stake <= 0:
         raise GameError("invalid_stake")
-    if seats is not None and (not is_int(seats) or not 2 <= seats <= 6):
+    if seats is not None and (not is_int(seats) or not MIN_PLAYERS <= seats <= MAX_PLAYERS):
         raise GameError("invalid_seats")
     candidates = (
         Table.objects.filter(status=Table.Status.OPEN, private=False, practice=False, stake=stake)
-        .filter(**({} if seats is None else {"seats": seats}))
+        .filter(**({} if seats is None else {"seat_count": seats}))
         .exclude(seat_set__user=user, seat_set__left_at__isnull=True)
         .annotate(taken=Count("seat_set", filter=Q(seat_set__left_at__isnull=True)))
-        .filter(taken__lt=F("seats"))
+        .filter(taken__lt=F("seat_count"))
         .order_by("created_at", "pk")
         .values_list("pk", flat=True)[:CANDIDATES]
     )

@@ -50,7 +50,7 @@ def table_create(
     with transaction.atomic():
         table = Table.objects.create(
             stake=stake,
-            seats=seats,
+            seat_count=seats,
             turn_seconds=turn_seconds,
             throw_seconds=throw_seconds,
             commission_percent=Decimal(settings.GAMES_COMMISSION_PERCENT),
@@ -76,12 +76,12 @@ def table_join(*, table_id: int, user, invite_code: str | None = None) -> Seat:
         seats = list(table.seat_set.filter(left_at__isnull=True))
         if any(seat.user_id == user.pk for seat in seats):
             raise GameError("already_seated")
-        if len(seats) >= table.seats:
+        if len(seats) >= table.seat_count:
             raise GameError("table_full")
         taken = {seat.position for seat in seats}
-        position = min(set(range(table.seats)) - taken)
+        position = min(set(range(table.seat_count)) - taken)
         seat = seat_take(table=table, user=user, position=position)
-        if len(seats) + 1 == table.seats:
+        if len(seats) + 1 == table.seat_count:
             play.game_start(table=table)  # announces the new game itself
         else:
             effects.announce(table=table)

@@ -228,7 +228,7 @@ def test_two_players_lobby_join_play_to_the_end_and_rematch(
     expect(anna).to_have_url(re.compile(r"/table/\d+/$"))
     table_id = int(anna.url.rstrip("/").rsplit("/", 1)[1])
     table = Table.objects.get(pk=table_id)
-    assert table.stake == STAKE_RUB * 100 and table.seats == 2
+    assert table.stake == STAKE_RUB * 100 and table.seat_count == 2
     expect(anna.locator(".waiting-box")).to_contain_text("1/2")
     expect(anna.get_by_test_id("balance")).to_contain_text("900,00")
 

@@ -53,7 +53,12 @@ def test_creating_a_table_turns_roubles_into_kopecks_and_holds_the_stake(client)
     )
     table = Table.objects.get(created_by=user)
     assert response["Location"] == reverse("table_detail", args=[table.pk])
-    assert (table.stake, table.seats, table.turn_seconds, table.throw_seconds) == (1234, 3, 45, 15)
+    assert (table.stake, table.seat_count, table.turn_seconds, table.throw_seconds) == (
+        1234,
+        3,
+        45,
+        15,
+    )
     assert not table.private
     assert user_balance(user=user) == FUNDS - 1234
 

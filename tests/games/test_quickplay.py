@@ -38,7 +38,7 @@ def test_quick_play_opens_a_table_when_none_fits_and_skips_private_and_own_table
     own = services.table_create(user=player, stake=STAKE, seats=3)
     table = services.quick_play(user=player, stake=STAKE, seats=3)
     assert table.pk != own.pk
-    assert table.status == Table.Status.OPEN and table.seats == 3 and table.stake == STAKE
+    assert table.status == Table.Status.OPEN and table.seat_count == 3 and table.stake == STAKE
     assert table.created_by == player
 
 

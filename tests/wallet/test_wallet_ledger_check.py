@@ -49,7 +49,7 @@ def test_stale_cached_balance_is_a_finding(make_user):
 
 def test_finished_game_must_be_settled_exactly_once(make_user):
     players = [make_user(balance=500) for _ in range(2)]
-    table = Table.objects.create(stake=500, seats=2, created_by=players[0])
+    table = Table.objects.create(stake=500, seat_count=2, created_by=players[0])
     game = Game.objects.create(
         table=table,
         number=1,
