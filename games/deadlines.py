@@ -24,7 +24,7 @@ from django.db import close_old_connections
 from django.utils import timezone
 from redis.exceptions import LockError
 
-from games import presence
+from games import presence, services
 from games.models import Game
 
 # A new deadline is never less than MIN_THROW_SECONDS (3 s) away, so sleeping this long can
@@ -65,8 +65,6 @@ def fire_due(*, before: timedelta = timedelta(0)) -> int:
 
     Returns how many were acted on. One game's failure is logged and leaves the others firing.
     """
-    from games import services  # the services import the tasks, which import this module
-
     fired = 0
     for game_id, version in due(timezone.now() - before):
         try:
