@@ -64,58 +64,41 @@ def lobby(request: HttpRequest) -> HttpResponse:
     return render(request, "games/lobby.html", _lobby_context(request))
 
 
-@login_required
-@require_POST
-def table_create(request: HttpRequest) -> HttpResponse:
-    form = TableCreateForm(request.POST)
+def _open_table(request: HttpRequest, form, form_name: str, open_command) -> HttpResponse:
+    """A lobby form that opens or finds a table: check it, limit it, seat the player there."""
     if not form.is_valid():
-        return render(request, "games/lobby.html", _lobby_context(request, form=form), status=400)
+        context = _lobby_context(request, **{form_name: form})
+        return render(request, "games/lobby.html", context, status=400)
     if not _may_open_table(request):
         return redirect("lobby")
     try:
-        table = services.table_create(user=request.user, **form.cleaned_data)
+        table = open_command(user=request.user, **form.cleaned_data)
     except GameError as error:
         messages.error(request, error.message)
         return redirect("lobby")
     return redirect("table_detail", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def table_create(request: HttpRequest) -> HttpResponse:
+    return _open_table(request, TableCreateForm(request.POST), "form", services.table_create)
 
 
 @login_required
 @require_POST
 def quick_play(request: HttpRequest) -> HttpResponse:
-    form = QuickPlayForm(request.POST)
-    if not form.is_valid():
-        return render(
-            request, "games/lobby.html", _lobby_context(request, quick_form=form), status=400
-        )
-    if not _may_open_table(request):
-        return redirect("lobby")
-    try:
-        table = services.quick_play(user=request.user, **form.cleaned_data)
-    except GameError as error:
-        messages.error(request, error.message)
-        return redirect("lobby")
-    return redirect("table_detail", table_id=table.pk)
+    return _open_table(request, QuickPlayForm(request.POST), "quick_form", services.quick_play)
+
+
+def _practice_start(*, user, seats: int, level: str):
+    return services.practice_start(user=user, players=seats, level=level)
 
 
 @login_required
 @require_POST
 def practice_start(request: HttpRequest) -> HttpResponse:
-    form = PracticeForm(request.POST)
-    if not form.is_valid():
-        return render(
-            request, "games/lobby.html", _lobby_context(request, practice_form=form), status=400
-        )
-    if not _may_open_table(request):
-        return redirect("lobby")
-    try:
-        table = services.practice_start(
-            user=request.user, players=form.cleaned_data["seats"], level=form.cleaned_data["level"]
-        )
-    except GameError as error:
-        messages.error(request, error.message)
-        return redirect("lobby")
-    return redirect("table_detail", table_id=table.pk)
+    return _open_table(request, PracticeForm(request.POST), "practice_form", _practice_start)
 
 
 @login_required
