@@ -22,6 +22,8 @@ PHONE = {"width": 360, "height": 740}
 
 FUNDS = 1000_00
 STAKE_RUB = 100
+# The lobby has several forms with a stake; these tests open a table with the create form.
+CREATE_FORM = "[data-testid=create-table]"
 MOVE_TIMEOUT_S = 10
 GAME_TIMEOUT_S = 90
 
@@ -222,8 +224,8 @@ def test_two_players_lobby_join_play_to_the_end_and_rematch(
 
     anna.goto(f"{live_url}/lobby/")
     expect(anna.get_by_test_id("balance")).to_contain_text("1 000,00")
-    anna.fill("input[name=stake]", str(STAKE_RUB))
-    anna.select_option("select[name=seats]", "2")
+    anna.fill(CREATE_FORM + " input[name=stake]", str(STAKE_RUB))
+    anna.select_option(CREATE_FORM + " select[name=seats]", "2")
     anna.get_by_test_id("create-submit").click()
     expect(anna).to_have_url(re.compile(r"/table/\d+/$"))
     table_id = int(anna.url.rstrip("/").rsplit("/", 1)[1])
@@ -299,9 +301,9 @@ def test_four_players_private_table_by_invitation_on_desktop_and_phone(
     screenshot(phone, "lobby-phone")
 
     host.goto(f"{live_url}/lobby/")
-    host.fill("input[name=stake]", "50.50")
-    host.select_option("select[name=seats]", "4")
-    host.check("input[name=private]")
+    host.fill(CREATE_FORM + " input[name=stake]", "50.50")
+    host.select_option(CREATE_FORM + " select[name=seats]", "4")
+    host.check(CREATE_FORM + " input[name=private]")
     host.get_by_test_id("create-submit").click()
     expect(host).to_have_url(re.compile(r"/table/\d+/$"))
     table = Table.objects.get(pk=int(host.url.rstrip("/").rsplit("/", 1)[1]))
