@@ -40,7 +40,8 @@ def _port(variable: str, default: int) -> int:
 
 PG_PORT = _port("EMBEDDED_PG_PORT", 55432)
 REDIS_PORT = _port("EMBEDDED_REDIS_PORT", 56379)
-PG_DATABASE = "durak"
+# A run against another database of the same server (the test suite's, for one) names it here.
+PG_DATABASE = os.environ.get("EMBEDDED_PG_DATABASE") or "durak"
 PG_USER = "durak"
 # PostgreSQL refuses to run as root; when we are root it runs as this unprivileged account.
 PG_SYSTEM_USER = "durak_postgres"

@@ -10,6 +10,7 @@ Called by the ``dev`` script after it has prepared the virtual environment.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -110,14 +111,103 @@ def proxy_arguments(env: Mapping[str, str]) -> list[str]:
     return ["--proxy-headers"] if int(env.get("TRUSTED_PROXY_COUNT", "0")) > 0 else []
 
 
-def run() -> int:
-    started = _prepare(migrate=True)
-    _manage("create_first_admin")
-    host = os.environ.get("HOST", "127.0.0.1")
-    port = os.environ.get("PORT", "8000")
-    listener = listening_socket(host, int(port))
-    webs = web_processes()
-    commands = {f"daphne-{number}": daphne_command(listener) for number in range(1, webs + 1)}
+# A child that crashes again soon after a restart waits longer each time, up to the limit; one
+# that ran this long counts as healthy again.
+RESTART_DELAYS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+HEALTHY_AFTER_SECONDS = 60.0
+POLL_SECONDS = 0.3
+
+
+class Backoff:
+    """When the next restart of one supervised thing may happen, after repeated failures."""
+
+    def __init__(self) -> None:
+        self.failures = 0
+        self.next_at = 0.0
+        self.up_since = time.monotonic()
+
+    def failed(self, now: float) -> float:
+        """Record a failure at `now`; returns the delay before the next attempt."""
+        if now - self.up_since >= HEALTHY_AFTER_SECONDS:
+            self.failures = 0
+        delay = RESTART_DELAYS[min(self.failures, len(RESTART_DELAYS) - 1)]
+        self.failures += 1
+        self.next_at = now + delay
+        return delay
+
+    def due(self, now: float) -> bool:
+        return now >= self.next_at
+
+    def started(self, now: float) -> None:
+        self.up_since = now
+
+
+class Child:
+    """One supervised process of the platform, in its own process group."""
+
+    def __init__(self, name: str, command: list[str], pass_fds: tuple[int, ...]) -> None:
+        self.name, self.command, self.pass_fds = name, command, pass_fds
+        self.process: subprocess.Popen | None = None
+        self.backoff = Backoff()
+
+    def start(self) -> None:
+        # Leading its own process group, so that stopping it takes its children too.
+        self.process = subprocess.Popen(
+            self.command, cwd=BASE_DIR, start_new_session=True, pass_fds=self.pass_fds
+        )
+        self.backoff.started(time.monotonic())
+        _say(f"{self.name} started (pid {self.process.pid})")
+
+    def check(self, now: float) -> None:
+        """Restart the process once it has exited and its backoff has passed."""
+        if self.process is not None and self.process.poll() is not None:
+            delay = self.backoff.failed(now)
+            _say(f"{self.name} exited with code {self.process.returncode}; restart in {delay:g} s")
+            # What it left behind (a worker's pool processes) must not go on beside the new one.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process = None
+        if self.process is None and self.backoff.due(now):
+            self.start()
+
+
+class EmbeddedServers:
+    """The embedded PostgreSQL and Redis this run uses: started again when one stops answering.
+
+    Only those this run started are stopped at the end; servers that were already running
+    belong to someone else.
+    """
+
+    def __init__(self, started: embedded.StartResult) -> None:
+        self.started = started
+        self.postgres, self.redis = embedded.needed()
+        self.backoff = Backoff()
+
+    def check(self, now: float) -> None:
+        status = embedded.status()
+        down = [
+            name
+            for name, used in (("postgres", self.postgres), ("redis", self.redis))
+            if used and not status[name]
+        ]
+        if not down or not self.backoff.due(now):
+            return
+        _say(f"embedded {' and '.join(down)} not answering; starting again")
+        try:
+            embedded.start()
+        except Exception as error:  # noqa: BLE001 - any failure is retried after the backoff
+            delay = self.backoff.failed(now)
+            _say(f"embedded {' and '.join(down)} did not start ({error}); retry in {delay:g} s")
+        else:
+            self.backoff.failed(now)  # repeated crashes wait longer before the next start
+            _say(f"embedded {' and '.join(down)} running again")
+
+
+def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
+    """The command of each process ``run`` keeps running, by name."""
+    commands = {
+        f"daphne-{number}": daphne_command(listener) for number in range(1, web_processes() + 1)
+    }
     commands["worker"] = [
         str(BIN / "celery"),
         "-A",
@@ -138,16 +228,22 @@ def run() -> int:
         "-s",
         str(embedded.VAR_DIR / "celerybeat-schedule"),
     ]
-    _say(f"{webs} web process(es) share the listening socket")
-    # Each child leads its own process group so that stopping it takes its children too.
-    processes = [
-        subprocess.Popen(
-            command, cwd=BASE_DIR, start_new_session=True, pass_fds=(listener.fileno(),)
-        )
-        for command in commands.values()
+    return commands
+
+
+def run() -> int:
+    started = _prepare(migrate=True)
+    _manage("create_first_admin")
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = os.environ.get("PORT", "8000")
+    # Kept open here as well, so that a restarted Daphne accepts from the same socket; while
+    # none runs, new connections wait in its backlog.
+    listener = listening_socket(host, int(port))
+    children = [
+        Child(name, command, (listener.fileno(),))
+        for name, command in platform_commands(listener).items()
     ]
-    # The children hold their own copies of the socket.
-    listener.close()
+    servers = EmbeddedServers(started)
     stop_requested = False
 
     def request_stop(signum, frame) -> None:
@@ -156,21 +252,23 @@ def run() -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    _say(f"the platform is up at http://{host}:{port}/  (admin: /admin/)  Ctrl-C stops it")
-    exit_code = 0
+    _say(f"{web_processes()} web process(es) share the listening socket")
     try:
+        for child in children:
+            child.start()
+        _say(f"the platform is up at http://{host}:{port}/  (admin: /admin/)  Ctrl-C stops it")
         while not stop_requested:
-            for name, process in zip(commands, processes, strict=True):
-                if process.poll() is not None:
-                    _say(f"{name} exited with code {process.returncode}; stopping")
-                    stop_requested = True
-                    exit_code = 1
-            time.sleep(0.3)
+            now = time.monotonic()
+            servers.check(now)
+            for child in children:
+                child.check(now)
+            time.sleep(POLL_SECONDS)
     finally:
         _say("stopping ...")
-        _stop_processes(processes)
+        _stop_processes([child.process for child in children if child.process is not None])
+        listener.close()
         _stop_embedded(started)
-    return exit_code
+    return 0
 
 
 def ensure_browser() -> str | None:

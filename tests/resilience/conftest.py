@@ -1,0 +1,182 @@
+"""One supervised platform (``launcher run``) as real processes, shared by the resilience tests.
+
+It serves the test database and the test Redis from the embedded servers this test run uses,
+so the tests see its data through the ORM, and its supervisor restarts those servers too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+import pytest
+from django.db import connection
+
+from durak_site import embedded
+from tests.servers import BASE_DIR, free_port, server_env, wait_for_port
+
+# Names of the supervised children, as the launcher logs them.
+CHILDREN = ("daphne-1", "worker", "beat")
+SERVERS = ("postgres", "redis")
+
+
+class Platform:
+    """A running ``launcher run``: its address, its log, and its children by name."""
+
+    def __init__(self, process: subprocess.Popen, port: int, log_path: Path) -> None:
+        self.process, self.port, self.log_path = process, port, log_path
+        self.url = f"http://127.0.0.1:{port}"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def wait_for(
+        self, condition: Callable[[], object], what: str, timeout: float = 60, every: float = 0.05
+    ):
+        """Poll `condition` until it returns something true; fail with `what` after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"the launcher exited while waiting for {what}")
+            result = condition()
+            if result:
+                return result
+            time.sleep(every)
+        tail = self.log()[-4000:]
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{tail}")
+
+    def pid(self, name: str) -> int | None:
+        """The pid of a supervised child or embedded server, None while it is not running."""
+        if name in SERVERS:
+            return server_pid(name)
+        started = re.findall(rf"\[durak\] {re.escape(name)} started \(pid (\d+)\)", self.log())
+        if not started:
+            return None
+        pid = int(started[-1])
+        return pid if psutil.pid_exists(pid) and _alive(pid) else None
+
+    def kill(self, name: str) -> int:
+        """``kill -9`` the child or server `name`; returns the pid it had."""
+        pid = self.wait_for(lambda: self.pid(name), f"{name} to run")
+        os.kill(pid, signal.SIGKILL)
+        return pid
+
+    def wait_back(self, name: str, old_pid: int, timeout: float = 60) -> int:
+        """Wait until `name` runs again under a new pid (and answers, for servers)."""
+
+        def back() -> int | None:
+            pid = self.pid(name)
+            if pid is None or pid == old_pid:
+                return None
+            if name in SERVERS and not embedded.status()[name]:
+                return None
+            return pid
+
+        return self.wait_for(back, f"{name} to come back", timeout)
+
+    def healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/healthz", timeout=5) as response:
+                return response.status == 200
+        except (urllib.error.URLError, OSError):
+            return False
+
+    def worker_ready(self, since: int = 0) -> bool:
+        """Whether a worker logged that it is ready after log offset `since`."""
+        return re.search(r"celery@\S+ ready\.", self.log()[since:]) is not None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def server_pid(name: str) -> int | None:
+    """The pid of the embedded PostgreSQL (postmaster) or Redis, None when it is not running."""
+    pidfile = (
+        embedded.VAR_DIR / "postgres" / "postmaster.pid"
+        if name == "postgres"
+        else embedded.VAR_DIR / "redis" / "redis.pid"
+    )
+    try:
+        pid = int(pidfile.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pid if _alive(pid) else None
+
+
+def platform_env(port: int) -> dict[str, str]:
+    """``launcher run`` on this test run's data: the test database on the embedded server."""
+    env = server_env(
+        PORT=str(port),
+        HOST="127.0.0.1",
+        WEB_PROCESSES="1",
+        NIGHTLY_BACKUP_AT="off",
+        EMBEDDED_PG_DATABASE=connection.settings_dict["NAME"],
+        EMBEDDED_PG_PORT=str(embedded.PG_PORT),
+        EMBEDDED_REDIS_PORT=str(embedded.REDIS_PORT),
+        PYTHONUNBUFFERED="1",
+    )
+    # The embedded servers, not URLs: so the supervisor keeps them running.
+    env.pop("DATABASE_URL")
+    env.pop("REDIS_URL")
+    return env
+
+
+@pytest.fixture(scope="session")
+def platform(django_db_setup, django_db_blocker, tmp_path_factory) -> Platform:
+    """``launcher run`` serving the test database, started once for the whole session."""
+    if not all(embedded.needed()):
+        pytest.skip("the supervised platform runs on the embedded PostgreSQL and Redis")
+    with django_db_blocker.unblock():
+        env = platform_env(free_port())
+    port = int(env["PORT"])
+    log_path = tmp_path_factory.mktemp("platform") / "launcher.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        [sys.executable, "-m", "durak_site.launcher", "run"],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    platform = Platform(process, port, log_path)
+    try:
+        wait_for_port(port, process, timeout=120)
+        platform.wait_for(platform.healthy, "the platform to answer", timeout=60)
+        platform.wait_for(platform.worker_ready, "the worker to be ready", timeout=60)
+        yield platform
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+    assert process.returncode == 0, platform.log()[-4000:]
+
+
+@pytest.fixture
+def live_platform(platform) -> Platform:
+    """The shared platform, with every child and server running before and after the test."""
+    for name in (*CHILDREN, *SERVERS):
+        platform.wait_for(lambda name=name: platform.pid(name), f"{name} to run")
+    platform.wait_for(platform.healthy, "the platform to answer")
+    yield platform
+    for name in (*CHILDREN, *SERVERS):
+        platform.wait_for(lambda name=name: platform.pid(name), f"{name} to run again")
+    platform.wait_for(platform.healthy, "the platform to answer again")
+    # A server that was restarted broke this process's connection: start the next one fresh.
+    connection.close()
