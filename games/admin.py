@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.defaultfilters import floatformat
 from django.urls import path
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.admin_readonly import ReadOnlyInline
 from durak_site.exports import SpreadsheetExportMixin
 from games import admin_reports, services
-from games.models import BankDistribution, Game, GameEvent, PayoutScheme, Seat, Table
+from games.models import (
+    BankDistribution,
+    Game,
+    GameEvent,
+    PayoutScheme,
+    Seat,
+    StakeBlock,
+    Table,
+)
 from games.resources import GameResource, PayoutResource
 from games.services import GameError
 from wallet.money import money_display
@@ -216,6 +226,47 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
 class PayoutSchemeAdmin(admin.ModelAdmin):
     list_display = ["players", "percentages"]
     ordering = ["players"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class StakeBlockForm(forms.ModelForm):
+    class Meta:
+        model = StakeBlock
+        fields = ["user", "reason", "ends_at"]
+
+    def clean_ends_at(self):
+        ends_at = self.cleaned_data["ends_at"]
+        if ends_at <= timezone.now():
+            raise forms.ValidationError(_("The block must end in the future."))
+        return ends_at
+
+
+@admin.register(StakeBlock)
+class StakeBlockAdmin(admin.ModelAdmin):
+    """Blocks are added with a reason and an end, recorded in the audit trail, never edited."""
+
+    form = StakeBlockForm
+    list_display = ["user", "ends_at", "reason", "created_by", "created_at"]
+    list_select_related = ["user", "created_by"]
+    search_fields = ["user__username", "user__email", "reason"]
+    raw_id_fields = ["user"]
+
+    def get_readonly_fields(self, request, obj=None) -> list[str]:
+        return [] if obj is None else ["user", "reason", "ends_at", "created_by", "created_at"]
+
+    def get_fields(self, request, obj=None) -> list[str]:
+        return self.get_readonly_fields(request, obj) or ["user", "reason", "ends_at"]
+
+    def save_model(self, request, obj: StakeBlock, form, change: bool) -> None:
+        block = services.stake_block_create(
+            staff_user=request.user, user=obj.user, reason=obj.reason, ends_at=obj.ends_at
+        )
+        obj.pk, obj.created_by, obj.created_at = block.pk, block.created_by, block.created_at
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False

@@ -46,6 +46,9 @@ ERROR_MESSAGES: dict[str, Promise] = {
     # Practice and quick play.
     "invalid_bot_level": _("Choose the bots' level: novice, amateur or master."),
     "bots_practice_only": _("Bots play only at practice tables."),
+    # Staff blocks.
+    "stake_blocked": _("Staff have blocked you from tables with stakes."),
+    "block_refused": _("A block needs a reason, an end in the future and another staff member."),
 }
 
 

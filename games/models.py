@@ -372,3 +372,32 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} / {self.user_id}"
+
+
+class StakeBlock(models.Model):
+    """Staff keep a player from tables with stakes until ``ends_at``, for a stated reason."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="stake_blocks",
+        verbose_name=_("player"),
+    )
+    reason = models.TextField(_("reason"))
+    ends_at = models.DateTimeField(_("blocked until"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("blocked by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("block from stake tables")
+        verbose_name_plural = _("blocks from stake tables")
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "-ends_at"], name="games_block_user_ends_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user} / {self.ends_at:%Y-%m-%d}"

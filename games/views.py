@@ -48,6 +48,7 @@ def _lobby_context(request: HttpRequest, **forms) -> dict:
         "tables": selectors.table_list_open(),
         "my_tables": stats.user_active_tables(user=request.user),
         "stake_counts": selectors.players_by_stake(),
+        "stake_block": services.block_notice(user=request.user),
     }
 
 
@@ -123,6 +124,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
             "state": state,
             "invite_code": invite_code,
             "table_settings": table_settings_of(user=request.user),
+            "stake_block": None if table.practice else services.block_notice(user=request.user),
         },
     )
 

@@ -15,6 +15,7 @@ never part of a larger one.
 - ``practice``: practice tables against bots, and the bots' moves
 - ``quickplay``: one click to a seat at a table with stakes
 - ``rating``: skill ratings from games with stakes
+- ``blocks``: staff blocks from tables with stakes
 """
 
 from games.errors import GameError
@@ -25,6 +26,7 @@ from games.services.away import (
     seat_back,
     seat_mark_away,
 )
+from games.services.blocks import active_stake_block, block_notice, stake_block_create
 from games.services.play import game_apply_action, game_timeout
 from games.services.practice import bot_play, practice_start
 from games.services.quickplay import quick_play
@@ -41,6 +43,8 @@ from games.services.tables import (
 
 __all__ = [
     "GameError",
+    "active_stake_block",
+    "block_notice",
     "bot_play",
     "game_apply_action",
     "game_timeout",
@@ -55,6 +59,7 @@ __all__ = [
     "rematch_expire",
     "seat_back",
     "seat_mark_away",
+    "stake_block_create",
     "table_create",
     "table_expire",
     "table_join",

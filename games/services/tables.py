@@ -17,6 +17,7 @@ from games.errors import ERROR_MESSAGES, GameError
 from games.models import Bot, Game, Seat, Table
 from games.services import play
 from games.services._locks import active_seats, is_int, lock_table
+from games.services.blocks import check_not_blocked
 from wallet import limits
 from wallet import services as wallet_services
 from wallet.services import WalletError
@@ -161,12 +162,16 @@ def table_set_commission(*, table_id: int, commission_percent: Decimal) -> None:
 
 
 def seat_take(*, table: Table, user, position: int) -> Seat:
-    """Seat the user and hold his stake (table row locked by the caller).
+    """Seat the user and hold his stake (table row locked by the caller). Every way to a seat
+    (open, join, quick play, rematch, practice) comes through here.
 
     Bots sit only at practice tables, where nobody stakes anything.
     """
-    if not table.practice and Bot.objects.filter(user_id=user.pk).exists():
-        raise GameError("bots_practice_only")
+    if not table.practice:
+        if Bot.objects.filter(user_id=user.pk).exists():
+            raise GameError("bots_practice_only")
+        # Staff blocks keep a player from stakes only: practice stays open to him.
+        check_not_blocked(user=user)
     seat = Seat.objects.create(table=table, user=user, position=position)
     try:
         if table.practice:

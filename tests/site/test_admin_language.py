@@ -8,6 +8,7 @@ built around a nominative name («Выберите игра»); an English page 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from html.parser import HTMLParser
 
 import pytest
@@ -15,9 +16,10 @@ from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.test import RequestFactory, override_settings
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from durak_site.admin_site import accusative
+from games import services as games_services
 from tests.games.test_services import play_out, seated_game
 from tests.players import create_player
 from wallet import deposits, limits, withdrawals
@@ -114,6 +116,12 @@ def history():
         user=users[0], amount=500, reason="Bonus", staff_user=staff, idempotency_key="adj:1"
     )
     Group.objects.create(name="cashiers")
+    games_services.stake_block_create(
+        staff_user=staff,
+        user=users[1],
+        reason="Fair play",
+        ends_at=timezone.now() + timedelta(days=3),
+    )
     with override_settings(PAYMENTS_TEST_MODE=True):
         deposits.deposit_start(
             user=users[1], amount=500_00, provider_code="test", site_url="https://durak.example"
