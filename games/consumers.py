@@ -23,7 +23,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from durak_site import sockets
+from durak_site import handshakes, sockets
 from durak_site.db import database_sync_to_async
 from games import broadcast, presence, ratelimit, selectors, services
 from games.errors import GameError
@@ -114,6 +114,14 @@ class JsonSocket(AsyncWebsocketConsumer):
         self.language = _language(self.scope)
         self.tokens = RATE_BURST
         self.refilled_at = time.monotonic()
+        # The handshake is answered before any work, which then waits its turn (refusals are
+        # close codes either way): a crowd opening at once must not outlive the handshake
+        # timeout.
+        await self.accept()
+        async with handshakes.opening_slots():
+            await self.start()
+
+    async def start(self) -> None:
         address = (self.scope.get("client") or ["unknown"])[0]
         if not await _take(
             f"open:address:{address}", OPENS_PER_SECOND_ADDRESS, OPENS_BURST_ADDRESS
@@ -167,8 +175,6 @@ class JsonSocket(AsyncWebsocketConsumer):
         )
 
     async def refuse(self, code: int) -> None:
-        # Accept first: a close code only reaches the client on an accepted socket.
-        await self.accept()
         await self.close(code=code)
 
     async def session_revoked(self, event: dict) -> None:
@@ -249,7 +255,6 @@ class LobbyConsumer(JsonSocket):
 
     async def open(self) -> None:
         await self.channel_layer.group_add(selectors.LOBBY_GROUP, self.channel_name)
-        await self.accept()
         tables = await database_sync_to_async(selectors.table_list_open)()
         await self.send_json({"type": "tables", "tables": tables})
 
@@ -295,7 +300,6 @@ class TableConsumer(JsonSocket):
         # Joined before the first state is read, so no later change can be missed.
         for group in self.table_groups:
             await self.channel_layer.group_add(group, self.channel_name)
-        await self.accept()
         await self.send_whole_state()
 
     async def release(self) -> None:

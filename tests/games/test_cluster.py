@@ -47,7 +47,8 @@ SEND_INTERVAL = 0.11
 @pytest.fixture
 def cluster(tmp_path):
     """Two Daphne servers and one Celery worker on the test database, stopped afterwards."""
-    env = server_env()
+    # Every test client comes from one address: its limit on socket opens is a crowd's here.
+    env = server_env(SOCKET_ADDRESS_OPENS_PER_SECOND="1000")
     celery_app.control.purge()
     ports = [free_port(), free_port()]
     commands = [
@@ -188,3 +189,42 @@ async def test_players_on_two_servers_finish_a_game_with_a_worker_moving_on_time
         await client.socket.close()
     await db(call_command)("ledger_check")
     await db(call_command)("verify_game", game.pk)
+
+
+@db
+def playing_tables(count: int) -> list[tuple[Table, list]]:
+    tables = []
+    for _number in range(count):
+        users = [create_player(), create_player()]
+        table = services.table_create(user=users[0], stake=STAKE, seats=2)
+        services.table_join(table_id=table.pk, user=users[1])
+        tables.append((table, users))
+    return tables
+
+
+async def test_two_hundred_sockets_opening_at_once_are_all_served(cluster):
+    """A crowd arriving at once (a restart, say) is let in, not timed out at the handshake."""
+    tables = await playing_tables(100)
+    cookies = await db(lambda: [[session_cookie(user) for user in users] for _t, users in tables])()
+
+    async def first_state(table_id: int, cookie: str, port: int) -> dict:
+        async with connect(
+            f"ws://127.0.0.1:{port}/ws/table/{table_id}/",
+            origin=f"http://127.0.0.1:{port}",
+            additional_headers={"Cookie": cookie},
+            open_timeout=60,
+        ) as socket:
+            while True:
+                message = json.loads(await asyncio.wait_for(socket.recv(), 60))
+                if message["type"] == "state":
+                    return message
+
+    opening = [
+        first_state(table.pk, cookie, cluster[seat])
+        for (table, _users), pair in zip(tables, cookies, strict=True)
+        for seat, cookie in enumerate(pair)
+    ]
+    states = await asyncio.gather(*opening)
+
+    expected = [(table.pk, seat) for table, _users in tables for seat in range(2)]
+    assert [(state["table"]["id"], state["you"]) for state in states] == expected
