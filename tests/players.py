@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 from allauth.account.models import EmailAddress
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.auth.hashers import make_password
 from django.contrib.sessions.backends.db import SessionStore
 
 from wallet import services as wallet_services
 
 PASSWORD = "Correct-Horse-42"
 _numbers = itertools.count(1)
+
+
+@functools.cache
+def _password_hash() -> str:
+    # Hashing is slow on purpose (most of a second here): the test players share one hash.
+    return make_password(PASSWORD)
 
 
 def create_player(
@@ -24,8 +32,10 @@ def create_player(
     """A new user with ``balance`` kopecks deposited; logs in with PASSWORD."""
     nickname = nickname or f"player{next(_numbers)}"
     user = get_user_model().objects.create_user(
-        username=nickname, email=f"{nickname}@example.com", password=PASSWORD, is_staff=is_staff
+        username=nickname, email=f"{nickname}@example.com", password=None, is_staff=is_staff
     )
+    user.password = _password_hash()
+    get_user_model().objects.filter(pk=user.pk).update(password=user.password)
     if verified_email:
         EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
     if balance:
