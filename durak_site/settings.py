@@ -169,26 +169,20 @@ CELERY_TASK_ACKS_LATE = True
 # Celery would otherwise close the worker's database connection around every task.
 CELERY_DB_REUSE_MAX = 10_000
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# Countdowns stay far below this, so a delayed task is never redelivered early.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# A task a dead worker held comes back after this long. It must exceed the longest countdown
+# (the away check, one turn of at most 300 s) plus a run of the deadline loop (30 s), or a held
+# task would be delivered a second time while still waiting.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 360}
+# The consumer that keeps the worker alive when Redis restarts under held tasks.
+CELERY_WORKER_CONSUMER = "durak_site.celery:BrokerLossConsumer"
 CELERY_TIMEZONE = "UTC"
 # Processes sharing one Redis (parallel test runs) keep their tasks apart, like their channels.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get(
     "CELERY_QUEUE", os.environ.get("CHANNEL_LAYER_PREFIX", "durak")
 )
+# Game deadlines and the games sweep need no beat: the workers keep their loop running
+# (games.deadlines).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    # Keeps the deadline loop running (games.deadlines); a no-op while a worker runs it.
-    "games-deadlines": {
-        "task": "games.tasks.fire_deadlines",
-        "schedule": 1.0,
-        "options": {"expires": 1.0},
-    },
-    # Finishes any overdue move whose deadline task was lost; closes abandoned open tables.
-    "games-sweep": {
-        "task": "games.tasks.sweep_overdue_games",
-        "schedule": 5.0,
-        "options": {"expires": 5.0},
-    },
     "wallet-expire-payments": {
         "task": "wallet.tasks.expire_payments",
         "schedule": 60.0,

@@ -5,11 +5,13 @@ task is queued per move, so the cost of timers does not grow with the move rate,
 that dies loses nothing.
 
 One loop runs at a time, in whichever Celery worker holds the Redis lock: it fires the due
-deadlines, sleeps until the next one (at most ``TICK_SECONDS``) and after ``LOOP_SECONDS``
-hands over by queueing itself again. Beat only nudges it every second: a nudge that finds the
-lock held returns at once, so the loop keeps going when beat is down, and a loop whose worker
-was killed is taken over by the next nudge once its lock lapses (``LOCK_SECONDS``). Firing is
-safe twice: ``game_timeout`` acts only for an unchanged version whose deadline has passed.
+deadlines, runs the games sweep every ``SWEEP_SECONDS`` (lost timers, rematch stakes past their
+window, abandoned open tables), sleeps until the next deadline (at most ``TICK_SECONDS``) and
+after ``LOOP_SECONDS`` hands over by queueing itself again. Every worker nudges it each
+``NUDGE_SECONDS`` (``games.tasks``): a nudge that finds the lock held returns at once, and a loop
+whose worker was killed, or whose Redis went away, is taken over by the next nudge once its lock
+lapses (``LOCK_SECONDS``). So timers need no beat. Firing is safe twice: ``game_timeout`` acts
+only for an unchanged version whose deadline has passed.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from datetime import datetime, timedelta
 from django.core.cache import cache
 from django.db import close_old_connections
 from django.utils import timezone
-from redis.exceptions import LockError
+from redis.exceptions import LockError, RedisError
 
 from games import presence, services
 from games.models import Game
@@ -32,6 +34,8 @@ from games.models import Game
 TICK_SECONDS = 0.25
 LOOP_SECONDS = 30.0
 LOCK_SECONDS = 3.0
+SWEEP_SECONDS = 5.0
+NUDGE_SECONDS = 1.0
 MIN_SLEEP_SECONDS = 0.02
 # Due games fired per round; the rest follow in the next round.
 BATCH = 100
@@ -74,22 +78,39 @@ def fire_due(*, before: timedelta = timedelta(0)) -> int:
     return fired
 
 
+def sweep() -> int:
+    """The games sweep; its failure is logged and leaves the loop running."""
+    try:
+        return services.games_sweep()
+    except Exception:
+        logger.exception("the games sweep failed")
+        return 0
+
+
 def run_loop(
     *, seconds: float = LOOP_SECONDS, sleep: Callable[[float], None] = time.sleep
 ) -> int | None:
     """Fire deadlines for `seconds` while holding the loop's lock; None when another loop runs.
 
-    Returns how many games were acted on.
+    Returns how many games were acted on. Ends early when the lock lapsed or Redis failed.
     """
     lock = presence.redis_client().lock(lock_name(), timeout=LOCK_SECONDS, blocking=False)
-    if not lock.acquire():
+    try:
+        if not lock.acquire():
+            return None
+    except RedisError:
+        logger.warning("no deadline loop while Redis cannot be reached")
         return None
     fired = 0
-    until = time.monotonic() + seconds
+    started = time.monotonic()
+    swept_at = started - SWEEP_SECONDS
     try:
-        while time.monotonic() < until:
+        while time.monotonic() < started + seconds:
             lock.reacquire()  # LockNotOwnedError when it lapsed and another loop took over
             fired += fire_due()
+            if time.monotonic() >= swept_at + SWEEP_SECONDS:
+                swept_at = time.monotonic()
+                sweep()
             upcoming = next_deadline()
             close_old_connections()
             wait = TICK_SECONDS
@@ -100,4 +121,6 @@ def run_loop(
         lock.release()
     except LockError:
         pass
+    except RedisError:
+        logger.warning("the deadline loop lost Redis; the next nudge starts it again")
     return fired

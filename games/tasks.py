@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+
 from celery import shared_task, signals
 
 from games import deadlines, services
 
 # A loop that was handed over but found no free worker for this long is superseded by nudges.
 LOOP_HANDOVER_EXPIRES = 60
-
-
-@shared_task(name="games.tasks.sweep_overdue_games", ignore_result=True)
-def sweep_overdue_games() -> int:
-    """Catch overdue deadlines, long disconnections and expired rematches whose timer was lost;
-    close open tables nobody joined in time."""
-    return services.games_sweep()
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="games.tasks.seat_away_check", ignore_result=True)
@@ -23,11 +21,14 @@ def seat_away_check(seat_id: int) -> bool:
     return services.seat_mark_away(seat_id=seat_id)
 
 
-@shared_task(name="games.tasks.fire_deadlines", ignore_result=True)
+# Acknowledged when it starts: a loop runs for half a minute, and a message still unacknowledged
+# when the broker connection breaks cannot be acknowledged after the reconnect (Celery 5.7 stops
+# the worker then). A lost loop costs nothing: the next nudge starts another.
+@shared_task(name="games.tasks.fire_deadlines", ignore_result=True, acks_late=False)
 def fire_deadlines() -> int | None:
     """Run the deadline loop for a while unless another worker runs it, then queue it again.
 
-    Beat sends this every second; a run that finds the loop running returns at once.
+    Every worker sends this each second; a run that finds the loop running returns at once.
     """
     fired = deadlines.run_loop()
     if fired is not None:
@@ -35,10 +36,22 @@ def fire_deadlines() -> int | None:
     return fired
 
 
+def nudge_deadline_loop() -> None:
+    """Send the loop a nudge each second for the worker's life, whatever the broker does."""
+    while True:
+        time.sleep(deadlines.NUDGE_SECONDS)
+        try:
+            fire_deadlines.apply_async(expires=deadlines.NUDGE_SECONDS)
+        except Exception as error:  # noqa: BLE001 - the broker is away; the next nudge retries
+            logger.debug("no deadline nudge: %s", error)
+
+
 @signals.worker_ready.connect
 def start_deadline_loop(**kwargs) -> None:
-    """A worker that starts takes up the loop at once if nobody runs it."""
+    """A worker takes up the loop at once if nobody runs it, and keeps nudging it: with beat
+    gone, and after a broker restart, the loop still runs."""
     fire_deadlines.delay()
+    threading.Thread(target=nudge_deadline_loop, name="deadline-nudge", daemon=True).start()
 
 
 @shared_task(name="games.tasks.bot_move", ignore_result=True)

@@ -11,7 +11,7 @@ import redis
 from django.conf import settings
 from django.utils import timezone
 
-from games import presence, selectors, services, tasks
+from games import presence, selectors, services
 from games.engine import Game as EngineGame
 from games.models import Seat
 from tests.games.test_services import seated_game
@@ -113,7 +113,7 @@ def test_a_player_whose_process_crashed_is_marked_away_after_one_turn():
     client.close()
     services.presence_heartbeat(table_id=game.table_id, user=users[1 - leader], connection="tab")
 
-    assert tasks.sweep_overdue_games() == 0  # noticed now; one turn has not passed
+    assert services.games_sweep() == 0  # noticed now; one turn has not passed
     lost = Seat.objects.get(table=game.table, position=leader)
     assert lost.disconnected_at is not None and not lost.away
     assert Seat.objects.get(table=game.table, position=1 - leader).disconnected_at is None
@@ -121,6 +121,6 @@ def test_a_player_whose_process_crashed_is_marked_away_after_one_turn():
     seats.filter(position=leader).update(
         disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
     )
-    assert tasks.sweep_overdue_games() == 1
+    assert services.games_sweep() == 1
     assert Seat.objects.get(table=game.table, position=leader).away
     assert not Seat.objects.get(table=game.table, position=1 - leader).away

@@ -131,8 +131,8 @@ def test_an_open_table_nobody_joins_is_closed_by_the_sweeper_and_every_stake_ret
     # Aged last and with a margin: creating the players above can take seconds on a busy machine.
     age_seats(waiting, 590)
 
-    assert tasks.sweep_overdue_games() >= 1
-    assert tasks.sweep_overdue_games() == 0  # the second run finds nothing left to do
+    assert services.games_sweep() >= 1
+    assert services.games_sweep() == 0  # the second run finds nothing left to do
 
     abandoned.refresh_from_db()
     assert abandoned.status == Table.Status.CLOSED
@@ -362,13 +362,13 @@ def test_the_sweeper_finishes_a_deadline_whose_task_was_lost():
     engine = EngineGame.from_dict(game.state)
     leader = engine.waiting_for[0]
     expire_deadline(game)
-    assert tasks.sweep_overdue_games() >= 1
+    assert services.games_sweep() >= 1
     event = GameEvent.objects.get(game=game, version=1)
     assert event.automatic and event.seat == leader
     assert event.action == engine.timeout_action(leader)
     game.refresh_from_db()
     assert game.deadline > timezone.now()
-    assert tasks.sweep_overdue_games() == 0
+    assert services.games_sweep() == 0
 
 
 def test_two_timeouts_in_a_row_make_a_player_away_and_he_is_then_played_for_at_once():
@@ -487,9 +487,9 @@ def test_a_player_who_never_connects_is_marked_away_by_the_sweeper_after_one_tur
     assert all(seat.disconnected_at is not None for seat in seats)
     services.presence_connect(table_id=game.table_id, user=users[1 - leader], connection="tab")
     assert Seat.objects.get(table=game.table, position=1 - leader).disconnected_at is None
-    assert tasks.sweep_overdue_games() == 0  # one turn has not passed
+    assert services.games_sweep() == 0  # one turn has not passed
     seats.update(disconnected_at=timezone.now() - timedelta(seconds=31))
-    assert tasks.sweep_overdue_games() == 1
+    assert services.games_sweep() == 1
     assert Seat.objects.get(table=game.table, position=leader).away
     assert not Seat.objects.get(table=game.table, position=1 - leader).away
     assert GameEvent.objects.get(game=game, version=1).automatic
@@ -544,7 +544,7 @@ def test_a_player_without_the_stake_cannot_confirm_and_unconfirmed_rematches_exp
     Game.objects.filter(pk=game.pk).update(
         finished_at=timezone.now() - timedelta(seconds=REMATCH_SECONDS + 1)
     )
-    assert tasks.sweep_overdue_games() == 1
+    assert services.games_sweep() == 1
     assert user_balance(user=winner) == balance
     assert not Game.objects.filter(table=game.table, number=2).exists()
     call_command("ledger_check")

@@ -90,14 +90,16 @@ class Player:
             await self.socket.close()
 
 
-@db
-def start_game(*, turn_seconds: int = 30) -> tuple[Table, list[str]]:
+def new_game(*, turn_seconds: int = 30) -> tuple[Table, list[str]]:
     """A 2-player stake game that has just started; returns the table and the seats' cookies."""
     users = [create_player(), create_player()]
     table = services.table_create(user=users[0], stake=STAKE, seats=2)
     Table.objects.filter(pk=table.pk).update(turn_seconds=turn_seconds)
     services.table_join(table_id=table.pk, user=users[1])
     return table, [session_cookie(user) for user in users]
+
+
+start_game = db(new_game)
 
 
 @db
@@ -128,7 +130,10 @@ async def play_moves(players: list[Player], table_id: int, moves: int | None = N
     return await current_game(table_id)
 
 
-@db
-def books_balance_and_game_verifies(game_id: int) -> None:
+def check_books_and_game(game_id: int) -> None:
+    """``ledger_check`` is clean and the game replays to its stored state and payouts."""
     call_command("ledger_check")
     call_command("verify_game", game_id)
+
+
+books_balance_and_game_verifies = db(check_books_and_game)

@@ -1,0 +1,121 @@
+"""Timers keep firing through a Redis restart under a busy worker, and without beat."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from durak_site.celery import app as celery_app
+from games import services
+from games.models import Game, Seat, Table
+from tests.games.conftest import STAKE, create_player
+from tests.resilience.play import check_books_and_game, new_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HELD_TASKS = 3
+# How soon after Redis is back a deadline that fell due must fire.
+FIRE_WITHIN_SECONDS = 5.0
+
+
+def hold_tasks(platform, count: int) -> None:
+    """Queue `count` tasks with a long countdown and wait until the worker holds them."""
+    since = len(platform.log())
+    for _ in range(count):
+        # A seat that does not exist: the check does nothing when it finally runs.
+        celery_app.send_task(
+            "games.tasks.seat_away_check",
+            args=(10**9,),
+            countdown=60,
+            queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+        )
+    platform.wait_for(
+        lambda: platform.log()[since:].count("games.tasks.seat_away_check[") >= count,
+        "the worker to receive the held tasks",
+    )
+
+
+def started_game() -> Game:
+    """A 2-player game whose long turn leaves its deadline to the test."""
+    table, _cookies = new_game(turn_seconds=300)
+    return Game.objects.get(table=table)
+
+
+def make_due(game: Game) -> None:
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now())
+
+
+def fired_after(platform, game: Game) -> float:
+    """Wait until the worker acted on `game`'s deadline; returns when it did (monotonic)."""
+    platform.wait_for(
+        lambda: Game.objects.get(pk=game.pk).version > game.version,
+        f"the deadline of game {game.pk} to fire",
+        timeout=30,
+    )
+    return time.monotonic()
+
+
+def test_a_redis_restart_under_a_worker_holding_tasks_keeps_the_worker_and_its_deadlines(
+    live_platform,
+):
+    platform = live_platform
+    game = started_game()
+    hold_tasks(platform, HELD_TASKS)
+    worker = platform.pid("worker")
+    since = len(platform.log())
+
+    killed = platform.kill("redis")
+    # A deadline falls due while Redis is down: nothing can start the loop until it is back.
+    make_due(game)
+    platform.wait_back("redis", killed)
+    back_at = time.monotonic()
+    fired_at = fired_after(platform, game)
+
+    log = platform.log()[since:]
+    assert "Restoring" in log and "the broker connection broke while tasks were held" in log
+    assert "Unrecoverable error" not in log
+    assert platform.pid("worker") == worker, "the worker died with Redis"
+    assert fired_at - back_at <= FIRE_WITHIN_SECONDS
+    print(f"Redis restart: a due deadline fired {fired_at - back_at:.2f} s after Redis was back")
+    game.refresh_from_db()
+    assert game.events.filter(automatic=True).exists()
+    check_books_and_game(game.pk)
+
+
+def test_without_beat_deadlines_fire_and_abandoned_tables_close(live_platform):
+    platform = live_platform
+    game = started_game()
+    abandoned = services.table_create(user=create_player(), stake=STAKE, seats=2)
+    beat = platform.pid("beat")
+    # A hung beat: alive for the supervisor, silent for everyone else.
+    os.kill(beat, signal.SIGSTOP)
+    try:
+        # Even a worker restarted while beat is gone takes the loop up again.
+        since = len(platform.log())
+        platform.wait_back("worker", platform.kill("worker"))
+        platform.wait_for(lambda: platform.worker_ready(since), "the new worker to be ready")
+        ready_at = time.monotonic()
+        make_due(game)
+        fired_at = fired_after(platform, game)
+        Seat.objects.filter(table=abandoned).update(
+            joined_at=timezone.now() - timedelta(seconds=settings.TABLE_OPEN_TTL + 1)
+        )
+        platform.wait_for(
+            lambda: Table.objects.get(pk=abandoned.pk).status == Table.Status.CLOSED,
+            "the abandoned table to close",
+            timeout=30,
+        )
+        closed_at = time.monotonic()
+    finally:
+        os.kill(beat, signal.SIGCONT)
+    print(
+        f"beat gone: a deadline fired {fired_at - ready_at:.2f} s after the worker was ready, "
+        f"an abandoned table closed {closed_at - fired_at:.2f} s later"
+    )
+    check_books_and_game(game.pk)
