@@ -11,12 +11,15 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from durak_site import backlog  # noqa: E402
 from durak_site.db import AuthMiddlewareStack  # noqa: E402
 from durak_site.origins import SiteOriginValidator  # noqa: E402
+from durak_site.outages import OutageMiddleware  # noqa: E402
 from durak_site.routing import websocket_urlpatterns  # noqa: E402
 
 backlog.install()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": OutageMiddleware(
+            SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+        ),
     }
 )

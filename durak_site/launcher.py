@@ -1,7 +1,8 @@
 """Start the whole platform, or the test suite, on one machine.
 
 ``python -m durak_site.launcher run``   services, migrations, one Daphne per core (WEB_PROCESSES)
-                                        on one shared listening socket, Celery worker and beat
+                                        on one shared listening socket, Celery worker and beat,
+                                        each restarted (with backoff) when it dies
 ``python -m durak_site.launcher test``  the script unit tests (node --test), then services,
                                         migrations, a browser and pytest
 

@@ -25,6 +25,7 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site import handshakes, sockets
 from durak_site.db import database_sync_to_async
+from durak_site.outages import BACKEND_ERRORS
 from games import broadcast, presence, ratelimit, selectors, services
 from games.errors import GameError
 from games.models import Game, Table
@@ -167,7 +168,11 @@ class JsonSocket(AsyncWebsocketConsumer):
         # A task of the handler: it ends with it, so only a live socket keeps its slot.
         while True:
             await asyncio.sleep(presence.HEARTBEAT_SECONDS)
-            await self.refresh()
+            try:
+                await self.refresh()
+            except Exception:
+                # Redis or the database is briefly away: the next beat tries again.
+                logger.warning("socket heartbeat failed; retrying", exc_info=True)
 
     async def refresh(self) -> None:
         await sync_to_async(presence.refresh, thread_sensitive=False)(
@@ -222,6 +227,8 @@ class JsonSocket(AsyncWebsocketConsumer):
             return
         try:
             await getattr(self, f"on_{message['type']}")(message)
+        except BACKEND_ERRORS:
+            raise  # the socket closes with CLOSE_UNAVAILABLE: the client reconnects and resyncs
         except Exception:
             # One bad message must not take the socket (and what it holds) down with it.
             logger.exception("socket message failed")

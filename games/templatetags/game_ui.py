@@ -139,6 +139,7 @@ def _strings() -> dict[str, str]:
         "reconnecting": _("No connection, reconnecting…"),
         "connection_refused": _("The connection was refused. Reload the page."),
         "too_many_sockets": _("Too many open tabs; close some, reconnecting…"),
+        "server_unavailable": _("The server is restarting; reconnecting in a moment…"),
         "error_offline": _("No connection: the move was not sent."),
         "error_generic": _("The move was refused."),
         "error_illegal_drop": _("That card cannot go there."),

@@ -1,6 +1,6 @@
 // The lobby: open tables arrive over /ws/lobby/ and are filtered in the browser.
 import { formatMoney, readJson, t } from "./i18n.js";
-import { ReconnectingSocket, TOO_MANY_SOCKETS } from "./socket.js";
+import { ReconnectingSocket, offlineMessage } from "./socket.js";
 
 const list = document.getElementById("table-list");
 const empty = document.getElementById("table-list-empty");
@@ -88,8 +88,8 @@ function onMessage(message) {
 
 function onStatus(connected, attempt, code) {
   document.getElementById("live-dot").classList.toggle("on", connected);
-  const offline = code === TOO_MANY_SOCKETS ? t("too_many_sockets") : t("reconnecting");
-  document.getElementById("live-label").textContent = connected ? t("lobby_live") : offline;
+  const label = connected ? t("lobby_live") : t(offlineMessage(attempt, code));
+  document.getElementById("live-label").textContent = label;
 }
 
 Object.values(filters).forEach((input) => input.addEventListener("input", render));

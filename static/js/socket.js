@@ -5,13 +5,36 @@ const MAX_DELAY_MS = 15000;
 const PING_EVERY_MS = 25000;
 /** The close code of a socket over the user's cap (docs/protocol.md). */
 export const TOO_MANY_SOCKETS = 4429;
+/** The close code of a socket whose server could not reach its database or Redis. */
+export const SERVER_UNAVAILABLE = 4503;
+/** Close codes after which retrying cannot help: not logged in, not allowed, no such table. */
+const FINAL_CODES = new Set([4401, 4403, 4404]);
+
+/**
+ * How long to wait before reconnect attempt `attempt` (1, 2, …): doubling from MIN_DELAY_MS up
+ * to MAX_DELAY_MS, each wait drawn from its upper half so that clients dropped together do not
+ * all return at the same moment.
+ */
+export function retryDelay(attempt, random = Math.random) {
+  const base = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** (attempt - 1));
+  return base / 2 + random() * (base / 2);
+}
+
+/** The key of the words that tell the player why he is offline (`attempt` < 0: for good). */
+export function offlineMessage(attempt, code) {
+  if (attempt < 0) return "connection_refused";
+  if (code === TOO_MANY_SOCKETS) return "too_many_sockets";
+  if (code === SERVER_UNAVAILABLE) return "server_unavailable";
+  return "reconnecting";
+}
 
 export class ReconnectingSocket {
   /**
    * @param {string} path e.g. "/ws/table/5/"
    * @param {{onMessage: Function, onStatus?: Function, onOpen?: Function}} handlers
    *   onStatus(connected: boolean, attempt: number, code?: number): `code` is the close code
-   *   (4429: the user has too many sockets open; retried); onOpen() runs after every (re)connect.
+   *   (4429: the user has too many sockets open, 4503: the server's database or Redis is briefly
+   *   away; both retried); onOpen() runs after every (re)connect.
    */
   constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {} }) {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
@@ -57,8 +80,7 @@ export class ReconnectingSocket {
     socket.addEventListener("close", (event) => {
       if (socket !== this.socket) return;
       clearInterval(this.pingTimer);
-      // 4401: not logged in, 4403: not allowed, 4404: no such table — retrying will not help.
-      if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
+      if (FINAL_CODES.has(event.code)) {
         this.closedForGood = true;
         this.onStatus(false, -1, event.code);
         return;
@@ -70,9 +92,7 @@ export class ReconnectingSocket {
   scheduleRetry(code) {
     this.attempt += 1;
     this.onStatus(false, this.attempt, code);
-    const base = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** (this.attempt - 1));
-    const delay = base / 2 + Math.random() * (base / 2);
-    this.retryTimer = setTimeout(() => this.connect(), delay);
+    this.retryTimer = setTimeout(() => this.connect(), retryDelay(this.attempt));
   }
 
   reconnectNow() {

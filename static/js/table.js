@@ -3,7 +3,7 @@
 // The pieces: table/store.js (state), table/moves.js (pure move rules), table/views/* (one per
 // board region, each redrawn only when its inputs change), table/drag.js (drag and drop).
 import { readJson, t } from "./i18n.js";
-import { ReconnectingSocket, TOO_MANY_SOCKETS } from "./socket.js";
+import { ReconnectingSocket, offlineMessage } from "./socket.js";
 import { CardDrag } from "./table/drag.js";
 import { cardFlights } from "./table/flights.js";
 import { cardRects, flightMs, fly, motionCount, stopFlights } from "./table/motion.js";
@@ -267,7 +267,7 @@ function showToast(text, isError = false) {
 function onStatus(connected, attempt, code) {
   els.banner.hidden = connected;
   if (!connected) {
-    els.banner.textContent = attempt < 0 ? t("connection_refused") : code === TOO_MANY_SOCKETS ? t("too_many_sockets") : t("reconnecting");
+    els.banner.textContent = t(offlineMessage(attempt, code));
     store.endMove();
   }
   document.body.classList.toggle("offline", !connected);

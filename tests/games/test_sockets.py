@@ -13,9 +13,11 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management import call_command
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 
+import durak_site.db
+from durak_site import outages
 from durak_site.asgi import application
 from games import consumers, effects, presence, services
 from games.engine import Game as EngineGame
@@ -196,6 +198,72 @@ async def test_a_message_whose_handling_fails_is_answered_and_the_socket_lives_o
     monkeypatch.setattr(consumers.TableConsumer, "on_sync", broken)
     await client.send({"type": "sync", "version": 0})
     assert (await client.receive("error"))["code"] == "server_error"
+    await client.send({"type": "ping"})
+    assert (await client.receive())["type"] == "pong"
+    await client.close()
+
+
+async def test_a_database_or_redis_outage_closes_sockets_with_the_retryable_4503(
+    snapshots, monkeypatch
+):
+    user, other = await players(2)
+    table = await open_table([user, other], 2)
+    cookie = (await db(session_cookie)(user)).encode()
+
+    async def close_code_on_opening() -> int | None:
+        communicator = WebsocketCommunicator(
+            application, f"/ws/table/{table.pk}/", headers=[*SAME_ORIGIN, (b"cookie", cookie)]
+        )
+        connected, _ = await communicator.connect()
+        assert connected  # accepted, then closed: not a failed handshake (HTTP 500)
+        output = await communicator.receive_output(timeout=2)
+        await communicator.disconnect()
+        return output.get("code") if output["type"] == "websocket.close" else None
+
+    async def database_down(self, scope):
+        raise OperationalError("the database is restarting")
+
+    def redis_down(*args):
+        raise redis.ConnectionError("Redis is restarting")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(durak_site.db.AuthMiddleware, "resolve_scope", database_down)
+        assert await close_code_on_opening() == outages.CLOSE_UNAVAILABLE
+    with monkeypatch.context() as patched:
+        patched.setattr(presence, "claim", redis_down)
+        assert await close_code_on_opening() == outages.CLOSE_UNAVAILABLE
+    assert await close_code_on_opening() is None  # back to normal
+
+    client = (await connect_all([user], table, snapshots))[0]
+    await client.drain()
+
+    async def sync_meets_outage(self, message):
+        raise OperationalError("the database is restarting")
+
+    monkeypatch.setattr(consumers.TableConsumer, "on_sync", sync_meets_outage)
+    await client.send({"type": "sync", "version": 0})
+    output = await client.communicator.receive_output(timeout=2)
+    assert output == {"type": "websocket.close", "code": outages.CLOSE_UNAVAILABLE}
+
+
+async def test_the_heartbeat_goes_on_after_a_redis_error(snapshots, monkeypatch):
+    users = await players(2)
+    table = await open_table(users, 2)
+    beats = []
+    refresh = presence.refresh
+
+    def refresh_after_one_failure(user_id: int, connection: str) -> None:
+        beats.append(connection)
+        if len(beats) == 1:
+            raise redis.ConnectionError("Redis is restarting")
+        refresh(user_id, connection)
+
+    monkeypatch.setattr(presence, "HEARTBEAT_SECONDS", 0.01)
+    monkeypatch.setattr(presence, "refresh", refresh_after_one_failure)
+    client = (await connect_all(users[:1], table, snapshots))[0]
+    async with asyncio.timeout(10):
+        while len(beats) < 3:
+            await asyncio.sleep(0.01)
     await client.send({"type": "ping"})
     assert (await client.receive())["type"] == "pong"
     await client.close()

@@ -34,6 +34,8 @@ class Player:
         self.version = -1
         self.sent_at = 0.0
         self.reconnects = 0
+        # The close code of each socket the server closed under this player.
+        self.close_codes: list[int | None] = []
 
     async def connect(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
@@ -60,8 +62,8 @@ class Player:
                 raise TimeoutError(f"the state stayed at {self.version}, not {version}")
             try:
                 message = json.loads(await asyncio.wait_for(self.socket.recv(), remaining))
-            except ConnectionClosed:
-                self.reconnects += 1
+            except ConnectionClosed as closed:
+                self.closed_by_server(closed)
                 await self.connect(max(remaining, 1))
                 continue
             if message["type"] == "state":
@@ -75,9 +77,13 @@ class Player:
             await self.socket.send(
                 json.dumps({"type": "act", "action": action, "version": version})
             )
-        except ConnectionClosed:
-            self.reconnects += 1
+        except ConnectionClosed as closed:
+            self.closed_by_server(closed)
             await self.connect()
+
+    def closed_by_server(self, closed: ConnectionClosed) -> None:
+        self.close_codes.append(closed.rcvd.code if closed.rcvd else None)
+        self.reconnects += 1
 
     async def reconnect(self) -> None:
         """A fresh socket, whose first state is the current one (a lost broadcast is caught up)."""

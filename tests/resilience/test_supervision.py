@@ -40,6 +40,10 @@ async def test_every_killed_process_comes_back_and_the_game_in_progress_finishes
     for player in players:
         await player.close()
     assert game.status == Game.Status.FINISHED
+    close_codes = [code for player in players for code in player.close_codes]
+    # An outage closes with the retryable 4503 (or drops the connection), never with 1011.
+    assert 1011 not in close_codes, close_codes
     await books_balance_and_game_verifies(game.pk)
     for name, seconds in recovery.items():
         print(f"kill -9 {name}: serving again after {seconds:.1f} s")
+    print(f"sockets closed under the players with codes {close_codes}")

@@ -1,0 +1,27 @@
+// The reconnecting socket's pure rules (static/js/socket.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { SERVER_UNAVAILABLE, TOO_MANY_SOCKETS, offlineMessage, retryDelay } from "../../static/js/socket.js";
+
+test("reconnect waits double with each attempt up to 15 s, each drawn from its upper half", () => {
+  assert.equal(retryDelay(1, () => 0), 250);
+  assert.equal(retryDelay(1, () => 1), 500);
+  assert.equal(retryDelay(2, () => 0), 500);
+  assert.equal(retryDelay(3, () => 1), 2000);
+  assert.equal(retryDelay(20, () => 0), 7500);
+  assert.equal(retryDelay(20, () => 1), 15000);
+});
+
+test("clients dropped at the same moment spread their returns", () => {
+  const delays = new Set(Array.from({ length: 50 }, () => retryDelay(4)));
+  assert.ok(delays.size > 40);
+  for (const delay of delays) assert.ok(delay >= 2000 && delay <= 4000);
+});
+
+test("the player is told why he is offline", () => {
+  assert.equal(offlineMessage(-1, 4401), "connection_refused");
+  assert.equal(offlineMessage(1, TOO_MANY_SOCKETS), "too_many_sockets");
+  assert.equal(offlineMessage(2, SERVER_UNAVAILABLE), "server_unavailable");
+  assert.equal(offlineMessage(3, 1006), "reconnecting");
+});
