@@ -209,16 +209,22 @@ def process_sample(pids: dict[int, str]) -> dict[int, tuple[float, int]]:
 def process_report(
     pids: dict[int, str], start: dict, end: dict, seconds: float
 ) -> list[dict[str, Any]]:
-    """CPU % over the window and RSS at its end, per process (PostgreSQL summed)."""
+    """CPU % over the window and RSS at its start and end, per process (PostgreSQL summed)."""
     rows: dict[str, dict[str, Any]] = {}
     for pid, role in sorted(pids.items()):
         if pid not in end:
             continue
-        cpu = end[pid][0] - start.get(pid, (0.0, 0))[0]
+        cpu_start, rss_start = start.get(pid, (0.0, 0))
         name = role if role == "postgres" else f"{role}:{pid}"
-        row = rows.setdefault(name, {"process": name, "cpu_percent": 0.0, "rss_mb": 0.0})
-        row["cpu_percent"] += round(100 * cpu / seconds, 1)
-        row["rss_mb"] += round(end[pid][1] / 2**20, 1)
+        row = rows.setdefault(
+            name, {"process": name, "cpu_percent": 0.0, "rss_start_mb": 0.0, "rss_mb": 0.0}
+        )
+        row["cpu_percent"] += 100 * (end[pid][0] - cpu_start) / seconds
+        row["rss_start_mb"] += rss_start / 2**20
+        row["rss_mb"] += end[pid][1] / 2**20
+    for row in rows.values():
+        for key in ("cpu_percent", "rss_start_mb", "rss_mb"):
+            row[key] = round(row[key], 1)
     return list(rows.values())
 
 
@@ -567,7 +573,10 @@ def print_run(title: str, result: dict) -> None:
         f"  PostgreSQL per move: {per_move['commits']} commits, {per_move['rows_read']} rows read"
     )
     for row in result["processes"]:
-        print(f"  {row['process']:<14} CPU {row['cpu_percent']:5.1f} %  RSS {row['rss_mb']} MB")
+        print(
+            f"  {row['process']:<14} CPU {row['cpu_percent']:5.1f} %  "
+            f"RSS {row['rss_start_mb']} -> {row['rss_mb']} MB"
+        )
     start, end = result["broker"]["start"], result["broker"]["end"]
     print(
         f"  Redis memory {start['used_memory'] // 1024} -> {end['used_memory'] // 1024} KiB, "
