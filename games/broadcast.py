@@ -114,9 +114,18 @@ def deliver(messages: list[Message]) -> None:
 
 
 async def send(messages: list[Message]) -> None:
+    """Send to every group at once (the last seat waits for one round trip, not one per seat);
+    a group's own messages stay in their order."""
     layer = get_channel_layer()
+    by_group: dict[str, list[Message]] = {}
     for message in messages:
-        await _send_one(layer, message)
+        by_group.setdefault(message.group, []).append(message)
+
+    async def in_order(batch: list[Message]) -> None:
+        for message in batch:
+            await _send_one(layer, message)
+
+    await asyncio.gather(*(in_order(batch) for batch in by_group.values()))
 
 
 async def _send_one(layer, message: Message) -> None:
