@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from games import effects, presence
@@ -29,13 +30,19 @@ def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
 
 
 def _presence_back(*, table_id: int, user) -> None:
-    """A seated user shows as connected again; a spectator's coming changes nobody's state."""
+    """A seated user is connected again: no longer away, his timeouts count from zero, and the
+    game waits for him as for anyone. A spectator's coming changes nobody's state.
+
+    Under the table's lock, so that a command in progress cannot write the old mark back.
+    """
     with transaction.atomic():
-        Seat.objects.filter(
-            table_id=table_id, user_id=user.pk, left_at__isnull=True, disconnected_at__isnull=False
-        ).update(disconnected_at=None)
-        table = Table.objects.filter(pk=table_id).first()
-        if table is not None and _is_seated(table, user):
+        table = Table.objects.select_for_update().filter(pk=table_id).first()
+        if table is None:
+            return
+        Seat.objects.filter(table_id=table_id, user_id=user.pk, left_at__isnull=True).filter(
+            Q(disconnected_at__isnull=False) | Q(away=True)
+        ).update(disconnected_at=None, away=False, consecutive_timeouts=0)
+        if _is_seated(table, user):
             effects.announce(table=table, lobby=False)
 
 
@@ -69,7 +76,6 @@ def seats_mark_disconnected() -> None:
     """
     seated = Seat.objects.filter(
         left_at__isnull=True,
-        away=False,
         disconnected_at__isnull=True,
         table__status=Table.Status.PLAYING,
         user__bot__isnull=True,  # bots have no sockets: they are never away
@@ -119,8 +125,8 @@ def seat_mark_away(*, seat_id: int) -> bool:
 
 
 def seat_back(*, table_id: int, user) -> bool:
-    """The player says he is back («Я вернулся»): the server stops playing for him and his
-    timeouts start from zero. False when he was not marked away."""
+    """The player says he is back («Я вернулся»), as a reconnection says it: the away mark
+    clears and his timeouts start from zero. False when he was not marked away."""
     with transaction.atomic(durable=True):
         table = lock_table(table_id)
         seat = active_seats(table).select_for_update().filter(user_id=user.pk).first()

@@ -30,8 +30,8 @@ from games.services import rating
 from games.services._locks import active_seats, is_int, lock_game
 from games.services.bank import bank_settle
 
-# Away players are played for at once; this bounds one chain of such moves so a table of
-# away players still advances through its deadlines instead of in one endless transaction.
+# Away players without a socket are played for at once; this bounds one chain of such moves so
+# a table of them still advances through its deadlines instead of in one endless transaction.
 AUTO_MOVES_PER_CHANGE = 300
 
 
@@ -135,6 +135,14 @@ def game_timeout(*, game_id: int, version: int) -> bool:
     return True
 
 
+def is_absent(seat: Seat) -> bool:
+    """Whether the server plays for the seat at once: marked away and without an open socket.
+
+    A connected player always gets his turn with its full deadline, away or not.
+    """
+    return seat.away and seat.disconnected_at is not None
+
+
 def seated(table: Table) -> QuerySet[Seat]:
     """The table's active seats with their users, by position."""
     return active_seats(table).select_related("user").order_by("position")
@@ -183,12 +191,14 @@ class Change:
 
 
 def advance_and_save(change: Change, *, lobby: bool = False) -> None:
-    """Play for away players, then finish the game or set its next deadline; save; publish.
+    """Play for absent players, then finish the game or set its next deadline; save; publish.
 
     When everyone still in is away and the server's moves for them would repeat forever, the
     game ends at once in a stalemate: they share the places still to be given.
     """
     table, game, engine = change.table, change.game, change.engine
+    absent = {seat.position for seat in change.seats if is_absent(seat)}
+    # A connected player marked away let two deadlines pass: he counts for the stalemate.
     away = {seat.position for seat in change.seats if seat.away}
     checked: list[int] | None = None
     for _move in range(AUTO_MOVES_PER_CHANGE):
@@ -200,7 +210,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
             if away.issuperset(still_in) and auto_play_is_endless(engine):
                 game.stalemate = True
                 break
-        position = next((seat for seat in engine.waiting_for if seat in away), None)
+        position = next((seat for seat in engine.waiting_for if seat in absent), None)
         if position is None:
             break
         change.play(position, engine.timeout_action(position), automatic=True)

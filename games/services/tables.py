@@ -117,10 +117,11 @@ def table_leave(*, table_id: int, user) -> Table:
 
 def _practice_leave(*, table: Table, seat: Seat) -> None:
     """The player leaves his practice game (table locked by the caller): from now on the server
-    plays for him at once, as for any away player, and the bots finish the game."""
+    plays for him at once, as for any away player gone from the table, and the bots finish
+    the game (unless he comes back to it)."""
     game = table.games.select_for_update().get(status=Game.Status.PLAYING)
-    seat.away = True
-    seat.save(update_fields=["away"])
+    seat.away, seat.disconnected_at = True, timezone.now()
+    seat.save(update_fields=["away", "disconnected_at"])
     engine = EngineGame.from_dict(game.state)
     play.advance_and_save(play.Change(table, game, engine, list(play.seated(table))))
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +19,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.servers import LiveServer, test_database_url
+from tests import servers
+from tests.servers import CeleryProcess, LiveServer, test_database_url
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 SCREENSHOTS = BASE_DIR / "test-artifacts" / "screenshots"
@@ -75,29 +74,16 @@ def daphne_server(server_env: dict[str, str]) -> Iterator[LiveServer]:
 
 
 @pytest.fixture(scope="module")
-def celery_worker(server_env: dict[str, str]) -> Iterator[subprocess.Popen]:
+def celery_worker(server_env: dict[str, str]) -> Iterator[CeleryProcess]:
     """A Celery worker for the server's tasks (the bots' moves, deadlines), for the tests of
     one module: elsewhere no deadline fires while a browser test thinks. Tasks left queued
     by an earlier run are purged."""
-    log = open(BASE_DIR / "test-artifacts" / "celery.log", "w")  # noqa: SIM115
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "durak_site", "worker", "-P", "threads", "-c", "4"]
-        + ["-l", "info", "--without-gossip", "--without-mingle", "--purge"],
-        cwd=BASE_DIR,
-        env=server_env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    worker = servers.celery_worker(server_env, BASE_DIR / "test-artifacts" / "celery.log")
+    worker.start()
     try:
         yield worker
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
-        log.close()
+        worker.close()
 
 
 @pytest.fixture

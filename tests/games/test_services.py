@@ -400,6 +400,93 @@ def test_two_timeouts_in_a_row_make_a_player_away_and_he_is_then_played_for_at_o
     call_command("verify_game", game.pk)
 
 
+def wait_for_seat(game: Game, users: list, position: int) -> EngineGame:
+    """The others move until the game waits for `position` alone; its engine then."""
+    for _move in range(500):
+        game.refresh_from_db()
+        engine = EngineGame.from_dict(game.state)
+        assert game.status == Game.Status.PLAYING
+        if engine.waiting_for == [position]:
+            return engine
+        assert position not in engine.waiting_for
+        bot_move(game, users)
+    raise AssertionError("the game never waited for the seat")
+
+
+def test_a_connected_player_who_times_out_twice_is_marked_away_yet_keeps_his_full_turns():
+    game, users = seated_game(2)
+    for position, user in enumerate(users):
+        services.presence_connect(table_id=game.table_id, user=user, connection=f"tab{position}")
+    sleeper = 1 - EngineGame.from_dict(game.state).waiting_for[0]
+    seat = Seat.objects.get(table=game.table, position=sleeper)
+    for timeouts in (1, 2, 3):
+        engine = wait_for_seat(game, users, sleeper)
+        # The game waits for him with the whole time of his move, though he is marked away.
+        kind = engine.deadline_kind
+        seconds = game.table.turn_seconds if kind == "turn" else game.table.throw_seconds
+        assert game.deadline > timezone.now() + timedelta(seconds=seconds - 2)
+        expire_deadline(game)
+        assert services.game_timeout(game_id=game.pk, version=game.version)
+        seat.refresh_from_db()
+        assert (seat.consecutive_timeouts, seat.away) == (timeouts, timeouts >= 2)
+
+    # «Я вернулся» from a player who never disconnected clears the mark and the count.
+    assert services.seat_back(table_id=game.table_id, user=users[sleeper])
+    seat.refresh_from_db()
+    assert (seat.consecutive_timeouts, seat.away) == (0, False)
+    assert not services.seat_back(table_id=game.table_id, user=users[sleeper])
+
+    # Marked away again, he closes his last socket: now the server plays for him at once.
+    Seat.objects.filter(pk=seat.pk).update(away=True)
+    services.presence_disconnect(
+        table_id=game.table_id, user=users[sleeper], connection=f"tab{sleeper}"
+    )
+    game.refresh_from_db()
+    if sleeper in EngineGame.from_dict(game.state).waiting_for:  # a deadline set before he left
+        expire_deadline(game)
+        assert services.game_timeout(game_id=game.pk, version=game.version)
+    for _move in range(20):
+        game.refresh_from_db()
+        if game.status != Game.Status.PLAYING:
+            break
+        assert sleeper not in EngineGame.from_dict(game.state).waiting_for
+        bot_move(game, users)
+    assert GameEvent.objects.filter(game=game, seat=sleeper, automatic=True).count() > 3
+
+
+def test_reconnecting_ends_away_and_the_game_waits_for_him_again():
+    game, users = seated_game(2)
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    other = 1 - leader
+    services.presence_connect(table_id=game.table_id, user=users[leader], connection="tab")
+    # The other player never came, so he is marked away and played for at once.
+    Seat.objects.filter(table=game.table, position=other).update(
+        disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
+    )
+    assert services.seat_mark_away(seat_id=Seat.objects.get(table=game.table, position=other).pk)
+    bot_move(game, users)  # the lead: the defender answers at once, by the server
+    game.refresh_from_db()
+    assert GameEvent.objects.get(game=game, version=2).automatic
+    Seat.objects.filter(table=game.table, position=other).update(consecutive_timeouts=1)
+
+    services.presence_connect(table_id=game.table_id, user=users[other], connection="back")
+    seat = Seat.objects.get(table=game.table, position=other)
+    assert (seat.away, seat.disconnected_at, seat.consecutive_timeouts) == (False, None, 0)
+    for _move in range(200):
+        game.refresh_from_db()
+        if game.status != Game.Status.PLAYING:
+            break
+        waiting = EngineGame.from_dict(game.state).waiting_for
+        if other in waiting:
+            break
+        bot_move(game, users)
+    assert other in EngineGame.from_dict(game.state).waiting_for
+    version = game.version
+    bot_move(game, users)  # he makes his own move
+    assert not GameEvent.objects.get(game=game, version=version + 1).automatic
+    call_command("verify_game", game.pk)
+
+
 def test_acting_himself_brings_an_away_player_back():
     game, users = seated_game(2)
     leader = EngineGame.from_dict(game.state).waiting_for[0]

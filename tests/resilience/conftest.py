@@ -1,7 +1,12 @@
-"""One supervised platform (``launcher run``) as real processes, shared by the resilience tests.
+"""Real processes for the resilience tests.
 
-It serves the test database and the test Redis from the embedded servers this test run uses,
-so the tests see its data through the ORM, and its supervisor restarts those servers too.
+One supervised platform (``launcher run``), shared by the tests that kill its processes: it
+serves the test database and the test Redis from the embedded servers this test run uses, so
+the tests see its data through the ORM, and its supervisor restarts those servers too.
+
+And, for tests that keep one tier down for a while (which a supervisor would not allow), one
+Daphne process (the whole web tier) and one Celery worker of their own, for one module. They
+serve the same database, so no platform may serve it meanwhile: those modules run first.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -22,7 +27,15 @@ import pytest
 from django.db import connection
 
 from durak_site import embedded
-from tests.servers import BASE_DIR, free_port, server_env, wait_for_port
+from tests.servers import (
+    BASE_DIR,
+    CeleryProcess,
+    LiveServer,
+    celery_worker,
+    free_port,
+    server_env,
+    wait_for_port,
+)
 
 # Names of the supervised children, as the launcher logs them.
 CHILDREN = ("daphne-1", "worker", "beat")
@@ -180,3 +193,34 @@ def live_platform(platform) -> Platform:
     platform.wait_for(platform.healthy, "the platform to answer again")
     # A server that was restarted broke this process's connection: start the next one fresh.
     connection.close()
+
+
+LOGS = BASE_DIR / "test-artifacts" / "resilience"
+
+
+@pytest.fixture(scope="module")
+def tier_env(django_db_setup, django_db_blocker) -> dict[str, str]:
+    with django_db_blocker.unblock():
+        return server_env()
+
+
+@pytest.fixture(scope="module")
+def web(tier_env: dict[str, str]) -> Iterator[LiveServer]:
+    """One Daphne process: the whole web tier. A test that stops it starts it again."""
+    server = LiveServer(tier_env, LOGS / "daphne.log")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def worker(tier_env: dict[str, str]) -> Iterator[CeleryProcess]:
+    """One Celery worker: it runs the deadline loop and the timers."""
+    process = celery_worker(tier_env, LOGS / "worker.log")
+    process.start()
+    try:
+        yield process
+    finally:
+        process.close()

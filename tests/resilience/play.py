@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 
 from channels.db import database_sync_to_async
 from django.core.management import call_command
@@ -32,6 +33,7 @@ class Player:
         self.cookie, self.port, self.table_id = cookie, port, table_id
         self.socket = None
         self.version = -1
+        self.state: dict | None = None  # the latest state received on the current socket
         self.sent_at = 0.0
         self.reconnects = 0
         # The close code of each socket the server closed under this player.
@@ -39,6 +41,7 @@ class Player:
 
     async def connect(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
+        self.state = None
         while True:
             try:
                 self.socket = await connect(
@@ -68,7 +71,22 @@ class Player:
                 continue
             if message["type"] == "state":
                 self.version = max(self.version, message["version"])
+                self.state = message
         return self.version
+
+    async def state_where(self, check: Callable[[dict], bool], timeout: float = 30) -> dict:
+        """Read states until one satisfies `check` (the one held may already); it."""
+        async with asyncio.timeout(timeout):
+            while self.state is None or not check(self.state):
+                message = json.loads(await self.socket.recv())
+                if message["type"] == "state":
+                    self.version = max(self.version, message["version"])
+                    self.state = message
+        return self.state
+
+    def away(self, seat: int) -> bool:
+        """Whether the state held shows `seat` marked away."""
+        return next(each for each in self.state["players"] if each["seat"] == seat)["away"]
 
     async def act(self, action: dict, version: int) -> None:
         await asyncio.sleep(max(0.0, self.sent_at + SEND_INTERVAL - time.monotonic()))

@@ -7,12 +7,10 @@ import asyncio
 import http.client
 import json
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
-import psycopg
 import pytest
 from channels.db import database_sync_to_async
 from websockets.asyncio.client import ClientConnection, connect
@@ -29,7 +27,13 @@ from tests.games.conftest import (  # noqa: F401 - fixtures
     no_presence_left,
 )
 from tests.players import PASSWORD, session_cookie
-from tests.servers import BASE_DIR, LiveServer, server_env, test_database_url
+from tests.servers import (
+    BASE_DIR,
+    LiveServer,
+    server_env,
+    test_database_url,
+    wait_until_database_quiet,
+)
 
 # Small enough that a client that does not read passes it within seconds.
 BACKLOG_BYTES = 64 * 1024
@@ -66,16 +70,7 @@ def server_done_with_the_database(django_db_blocker) -> Iterator[None]:
     yield
     with django_db_blocker.unblock():
         url = test_database_url()
-    with psycopg.connect(url, autocommit=True) as connection:
-        deadline = time.monotonic() + 10
-        quiet = 0
-        while quiet < 3 and time.monotonic() < deadline:
-            busy = connection.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid() AND state NOT IN ('idle')"
-            ).fetchone()[0]
-            quiet = quiet + 1 if busy == 0 else 0
-            time.sleep(0.05)
+    wait_until_database_quiet(url)
 
 
 @db

@@ -1,4 +1,4 @@
-// The away notice: the server plays for an away player at once; he says «Я вернулся» to stop it.
+// The away notice: an away player is played for at once should he disconnect; «Я вернулся» ends it.
 import { region } from "../region.js";
 
 const notice = document.getElementById("away-notice");
