@@ -1,33 +1,35 @@
-import logging
 import os
 
 from celery import Celery, signals
-from celery.worker.consumer import Consumer
+from kombu import Connection
+from kombu.transport import redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 
 app = Celery("durak_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-logger = logging.getLogger(__name__)
 
 
-class BrokerLossConsumer(Consumer):
-    """A worker's consumer that survives its broker connection breaking while it holds tasks.
+class RedisTransport(redis.Transport):
+    """Kombu's Redis transport, whose channels can always reach their broker again.
 
-    Celery 5.7 detaches the broken connection's transport before closing it, so handing the
-    unacknowledged messages back fails with ``AttributeError`` ("'NoneType' object has no
-    attribute 'hostname'") and the worker stops. The messages stay in Redis's unacked set, which
-    restores them after the visibility timeout; the consumer goes on to reconnect. (A task that
-    finishes after the reconnect fails the same way acknowledging on the old channel, so the one
-    long task, the deadline loop, is acknowledged when it starts.)
+    On a broken broker connection Celery 5.7 detaches the transport from its connection
+    (``client = None``) before closing the channel, and the channel then needs the connection's
+    address to hand its unacknowledged messages back, or to acknowledge a task that finishes
+    after the reconnect: ``AttributeError: 'NoneType' object has no attribute 'hostname'``
+    stops the worker. Keeping the address lets both go through (or fail as connection errors,
+    which Celery expects) and the worker reconnects.
     """
 
-    def on_connection_error_after_connected(self, exc: Exception) -> None:
-        try:
-            super().on_connection_error_after_connected(exc)
-        except AttributeError:
-            logger.warning("the broker connection broke while tasks were held; reconnecting")
+    @property
+    def client(self) -> Connection:
+        return self._client
+
+    @client.setter
+    def client(self, value: Connection | None) -> None:
+        if value is not None:
+            self._client = value
 
 
 @signals.task_postrun.connect

@@ -173,8 +173,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # (the away check, one turn of at most 300 s) plus a run of the deadline loop (30 s), or a held
 # task would be delivered a second time while still waiting.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 360}
-# The consumer that keeps the worker alive when Redis restarts under held tasks.
-CELERY_WORKER_CONSUMER = "durak_site.celery:BrokerLossConsumer"
+# The transport that keeps the worker alive when Redis restarts under held tasks.
+CELERY_BROKER_TRANSPORT = "durak_site.celery:RedisTransport"
 CELERY_TIMEZONE = "UTC"
 # Processes sharing one Redis (parallel test runs) keep their tasks apart, like their channels.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get(

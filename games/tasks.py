@@ -21,10 +21,7 @@ def seat_away_check(seat_id: int) -> bool:
     return services.seat_mark_away(seat_id=seat_id)
 
 
-# Acknowledged when it starts: a loop runs for half a minute, and a message still unacknowledged
-# when the broker connection breaks cannot be acknowledged after the reconnect (Celery 5.7 stops
-# the worker then). A lost loop costs nothing: the next nudge starts another.
-@shared_task(name="games.tasks.fire_deadlines", ignore_result=True, acks_late=False)
+@shared_task(name="games.tasks.fire_deadlines", ignore_result=True)
 def fire_deadlines() -> int | None:
     """Run the deadline loop for a while unless another worker runs it, then queue it again.
 

@@ -40,14 +40,48 @@ from tests.servers import (
 # Names of the supervised children, as the launcher logs them.
 CHILDREN = ("daphne-1", "worker", "beat")
 SERVERS = ("postgres", "redis")
+PLATFORM = pytest.StashKey["Platform"]()
 
 
 class Platform:
     """A running ``launcher run``: its address, its log, and its children by name."""
 
-    def __init__(self, process: subprocess.Popen, port: int, log_path: Path) -> None:
-        self.process, self.port, self.log_path = process, port, log_path
-        self.url = f"http://127.0.0.1:{port}"
+    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+        self.env, self.log_path = env, log_path
+        self.port = int(env["PORT"])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        """Start ``launcher run`` unless it runs; wait until it serves and its worker is ready."""
+        if self.process is not None:
+            return
+        self.log_path.touch()
+        since = len(self.log())
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "durak_site.launcher", "run"],
+                cwd=BASE_DIR,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        wait_for_port(self.port, self.process, timeout=120)
+        self.wait_for(self.healthy, "the platform to answer")
+        self.wait_for(lambda: self.worker_ready(since), "the worker to be ready")
+
+    def stop(self) -> None:
+        """Ctrl-C, as an operator would: every child stops and the launcher exits cleanly."""
+        if self.process is None:
+            return
+        process, self.process = self.process, None
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        assert process.returncode == 0, self.log()[-4000:]
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -58,8 +92,8 @@ class Platform:
         """Poll `condition` until it returns something true; fail with `what` after `timeout`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"the launcher exited while waiting for {what}")
+            if self.process is None or self.process.poll() is not None:
+                raise AssertionError(f"the launcher is not running while waiting for {what}")
             result = condition()
             if result:
                 return result
@@ -148,42 +182,36 @@ def platform_env(port: int) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def platform(django_db_setup, django_db_blocker, tmp_path_factory) -> Platform:
-    """``launcher run`` serving the test database, started once for the whole session."""
+def platform(request, django_db_setup, django_db_blocker, tmp_path_factory) -> Platform:
+    """``launcher run`` serving the test database, shared by the tests that use it.
+
+    It starts with the first of them and stops after the last (see ``pytest_runtest_teardown``),
+    so that its worker never touches the data of other tests.
+    """
     if not all(embedded.needed()):
         pytest.skip("the supervised platform runs on the embedded PostgreSQL and Redis")
     with django_db_blocker.unblock():
         env = platform_env(free_port())
-    port = int(env["PORT"])
-    log_path = tmp_path_factory.mktemp("platform") / "launcher.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [sys.executable, "-m", "durak_site.launcher", "run"],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    platform = Platform(process, port, log_path)
-    try:
-        wait_for_port(port, process, timeout=120)
-        platform.wait_for(platform.healthy, "the platform to answer", timeout=60)
-        platform.wait_for(platform.worker_ready, "the worker to be ready", timeout=60)
-        yield platform
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
-    assert process.returncode == 0, platform.log()[-4000:]
+    platform = Platform(env, tmp_path_factory.mktemp("platform") / "launcher.log")
+    request.config.stash[PLATFORM] = platform
+    yield platform
+    platform.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    result = yield
+    if "platform" in item.fixturenames and (
+        nextitem is None or "platform" not in nextitem.fixturenames
+    ):
+        item.config.stash[PLATFORM].stop()
+    return result
 
 
 @pytest.fixture
 def live_platform(platform) -> Platform:
     """The shared platform, with every child and server running before and after the test."""
+    platform.start()
     for name in (*CHILDREN, *SERVERS):
         platform.wait_for(lambda name=name: platform.pid(name), f"{name} to run")
     platform.wait_for(platform.healthy, "the platform to answer")
