@@ -14,10 +14,12 @@ and mints their session cookies the way the tests do. Players are ``bench-N`` an
 A bot acts when its seat is the first the game waits for, with the engine's heuristic bot
 picking from the seat's ``legal_actions``, and sends ``act`` with the version it saw. For every
 move the latency is timed from the mover's ``act`` to each seat's ``state`` of a later version.
-A finished game is followed by a rematch at the same table. Printed for each run: moves/s,
-latency percentiles for the mover, for every seat and for the last seat of each move, errors by
-code, CPU and RSS of each platform process, PostgreSQL commits and rows read per move, Redis
-memory and queue sizes, and a bare websockets echo round trip as the floor.
+A finished game is followed by a rematch at the same table. All bots open their sockets at
+once; the run prints how long it took until each had its first state, then warms up and
+measures. Printed for each run: moves/s, latency percentiles for the mover, for every seat and
+for the last seat of each move, errors by code, CPU and RSS (start and end) of each platform
+process, PostgreSQL commits and rows read per move, Redis memory and queue sizes, and a bare
+websockets echo round trip as the floor.
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ STAKE = 100
 # Enough for many rematches; topped up whenever a bench player runs below it.
 FUNDS = 10_000_000
 CLOCK = time.perf_counter
+# How long the bots may take to get in before the measured play starts anyway.
+OPEN_WAIT_SECONDS = 60.0
 # A process's role by what its command line holds, the first match winning.
 ROLES = (
     ("daphne", ("daphne",)),
@@ -276,6 +280,8 @@ class Stats:
     mover_last: int = 0
     timed_moves: int = 0
     deadline_late: list[float] = field(default_factory=list)
+    # (table, seat) of every bot that has had its first state: the platform let it in.
+    opened: set[tuple[int, int]] = field(default_factory=set)
 
     def reset(self) -> None:
         self.moves = self.mover_last = self.timed_moves = 0
@@ -366,6 +372,7 @@ class BenchTable:
                 self.on_state(seat, message, now)
 
     def on_state(self, seat: int, state: dict, now: float) -> None:
+        self.stats.opened.add((self.table_id, seat))
         version = state["version"]
         game = state["game"]
         if game is None:
@@ -613,6 +620,15 @@ async def main(args) -> dict[str, Any]:
         "runs": {},
     }
     try:
+        # Measured from when every bot is in: how fast a crowd gets in is a figure of its own.
+        opening = CLOCK()
+        while len(stats.opened) < len(tables) * SEATS and CLOCK() - opening < OPEN_WAIT_SECONDS:
+            await asyncio.sleep(0.05)
+        report["all_open_seconds"] = round(CLOCK() - opening, 2)
+        print(
+            f"{len(stats.opened)} of {len(tables) * SEATS} sockets opened with their first state "
+            f"in {report['all_open_seconds']} s"
+        )
         await asyncio.sleep(args.warmup)
         report["runs"]["play"] = result = await measure(stats, args, pids, args.seconds)
         print_run("play", result)
