@@ -10,6 +10,7 @@ from pathlib import Path
 import openpyxl
 
 SAMPLES = Path(__file__).resolve().parents[1] / "test-artifacts" / "files"
+SCREENSHOTS = SAMPLES.parent / "screenshots"
 
 
 def keep_sample(name: str, response) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import shutil
+import subprocess
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -9,7 +12,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.spreadsheets import keep_sample, read_csv, read_xlsx
+from tests.spreadsheets import SCREENSHOTS, keep_sample, read_csv, read_xlsx
 from wallet import services
 from wallet.models import Account, Entry, LedgerTransaction
 
@@ -157,3 +160,45 @@ def test_a_staff_credit_exports_with_its_staff_member(staff_client, staff, ledge
     assert [(row["Инициатор"], row["Сумма, ₽"], row["Примечание"]) for row in table.rows] == [
         ("cashier", 12.34, "Goodwill")
     ]
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
+def test_the_transactions_xlsx_opens_in_libreoffice_with_local_dates_and_rubles(
+    staff_client, ledger, tmp_path
+):
+    """LibreOffice Calc reads the file as a spreadsheet program would: the cells it shows are
+    dates in Moscow time and numbers; a picture of the printed sheet is kept for people."""
+    response = staff_client.post(TRANSACTIONS_EXPORT, {"format": XLSX})
+    book = tmp_path / "transactions.xlsx"
+    book.write_bytes(response.content)
+    office = ["soffice", f"-env:UserInstallation=file://{tmp_path}/profile", "--headless"]
+    # As shown on screen: semicolons, UTF-8, formatted cell texts; and printed.
+    for target in ("csv:Text - txt - csv (StarCalc):59,34,76,1,,0,false,true,true", "pdf"):
+        subprocess.run(
+            [*office, "--convert-to", target, "--outdir", str(tmp_path), str(book)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+
+    header, *rows = csv.reader(
+        (tmp_path / "transactions.csv").read_text(encoding="utf-8").splitlines(), delimiter=";"
+    )
+    assert header == TRANSACTION_HEADERS_RU
+    cells = read_xlsx(response).rows
+    transactions = LedgerTransaction.objects.order_by("-id")
+    assert len(rows) == len(cells) == transactions.count()
+    for row, cell, transaction in zip(rows, cells, transactions, strict=True):
+        wall_clock = _local_wall_clock(transaction.created_at)
+        assert row[1] == wall_clock.strftime("%d.%m.%Y %H:%M:%S"), row
+        assert Decimal(row[3]) == Decimal(str(cell["Сумма, ₽"])), row  # a number, in rubles
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    picture = SCREENSHOTS / "export-transactions-xlsx-libreoffice"
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "150", "-singlefile", "-H", "500", "-W", "2000"]
+        + [str(tmp_path / "transactions.pdf"), str(picture)],
+        check=True,
+        timeout=60,
+    )
+    assert picture.with_suffix(".png").stat().st_size > 10_000
