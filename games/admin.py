@@ -10,7 +10,9 @@ from django.http import HttpRequest, HttpResponse
 from django.template.defaultfilters import floatformat
 from django.urls import path
 from django.utils import timezone
+from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
 
 from durak_site.admin_readonly import ReadOnlyInline
 from durak_site.exports import SpreadsheetExportMixin
@@ -39,6 +41,8 @@ class SeatInline(ReadOnlyInline):
         "consecutive_timeouts",
         "away",
         "disconnected_at",
+        "client_address",
+        "browser_id",
     ]
     readonly_fields = fields
 
@@ -197,6 +201,16 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
                 self.admin_site.admin_view(self.operations_view),
                 name="games_operations_report",
             ),
+            path(
+                "fair-play/",
+                self.admin_site.admin_view(self.fair_play_view),
+                name="games_fair_play",
+            ),
+            path(
+                "fair-play/block/",
+                self.admin_site.admin_view(self.fair_play_block),
+                name="games_fair_play_block",
+            ),
             *super().get_urls(),
         ]
 
@@ -204,6 +218,17 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         return admin_reports.operations_view(self, request)
+
+    def fair_play_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return admin_reports.fair_play_view(self, request)
+
+    @method_decorator(require_POST)
+    def fair_play_block(self, request: HttpRequest) -> HttpResponse:
+        if not request.user.has_perm("games.add_stakeblock"):
+            raise PermissionDenied
+        return admin_reports.fair_play_block(self, request)
 
     def get_export_queryset(self, request) -> QuerySet:
         return (
@@ -275,3 +300,4 @@ class StakeBlockAdmin(admin.ModelAdmin):
 admin.site.add_app_link(
     "games", _("Operations report"), "admin:games_operations_report", "games.view_game"
 )
+admin.site.add_app_link("games", _("Fair-play signals"), "admin:games_fair_play", "games.view_game")

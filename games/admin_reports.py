@@ -1,12 +1,16 @@
-"""The operations report page and its export; the figures come from ``games.reports``."""
+"""The staff report pages: the operations report and its export (figures from
+``games.reports``), and the fair-play signals (``games.fairplay``) with a block from there."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -18,7 +22,9 @@ from durak_site.exports import (
     file_response,
     zone_label,
 )
-from games.forms import OperationsReportForm
+from games import fairplay, services
+from games.errors import GameError
+from games.forms import OperationsReportForm, ReportPeriodForm, StakeBlockQuickForm
 from games.reports import Bucket, Column, OperationsReport, operations_report, report_columns
 from wallet.models import Account
 from wallet.money import major_units, money_label
@@ -131,3 +137,53 @@ def _export(
         export_format.get_extension(),
     )
     return file_response(content, export_format, filename)
+
+
+def fair_play_view(model_admin, request: HttpRequest) -> HttpResponse:
+    today = timezone.localdate()
+    form = ReportPeriodForm(request.GET or {"since": today - timedelta(days=29), "until": today})
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.opts,
+        "title": _("Fair-play signals"),
+        "form": form,
+        "thresholds": fairplay,
+        "may_block": request.user.has_perm("games.add_stakeblock"),
+    }
+    if form.is_valid():
+        report = fairplay.fair_play_report(**form.cleaned_data)
+        context.update(
+            report=report,
+            query=urlencode(form.cleaned_data),
+            block_forms=[
+                (user, report.blocks.get(user.pk), StakeBlockQuickForm(initial={"user": user}))
+                for user in report.flagged_users
+            ],
+        )
+    return TemplateResponse(request, "games/admin/fair_play.html", context)
+
+
+def fair_play_block(model_admin, request: HttpRequest) -> HttpResponse:
+    """Block a flagged player from tables with stakes, then back to the same report."""
+    form = StakeBlockQuickForm(request.POST)
+    if not form.is_valid():
+        errors = [error for errors in form.errors.values() for error in errors]
+        messages.error(request, " ".join(errors))
+    else:
+        user = form.cleaned_data["user"]
+        try:
+            services.stake_block_create(
+                staff_user=request.user,
+                user=user,
+                reason=form.cleaned_data["reason"],
+                ends_at=form.ends_at,
+            )
+        except GameError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(
+                request, _("%(player)s is blocked from tables with stakes.") % {"player": user}
+            )
+    period = ReportPeriodForm(request.GET)
+    query = f"?{urlencode(period.cleaned_data)}" if period.is_valid() else ""
+    return redirect(reverse("admin:games_fair_play") + query)

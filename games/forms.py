@@ -1,14 +1,17 @@
 from __future__ import annotations
 
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 from django import forms
+from django.contrib.auth import get_user_model
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.models import BotLevel
 from games.reports import GROUPING_LABELS
-from wallet.forms import PeriodForm
+from wallet.forms import DATE_PICKER, PeriodForm
 from wallet.money import money_label, parse_major_units
 
 SEAT_CHOICES = [(n, str(n)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
@@ -45,12 +48,10 @@ class TableCreateForm(StakeForm):
     private = forms.BooleanField(label=_("Private table (by invitation link only)"), required=False)
 
 
-class OperationsReportForm(PeriodForm):
-    """The period and grouping of the operations report, at most a year of it."""
+class ReportPeriodForm(PeriodForm):
+    """The period of a staff report, at most a year of it."""
 
     MAX_DAYS = 366
-
-    grouping = forms.ChoiceField(label=_("Group"), choices=list(GROUPING_LABELS.items()))
 
     def clean(self):
         data = super().clean()
@@ -58,6 +59,32 @@ class OperationsReportForm(PeriodForm):
         if since and until and (until - since).days >= self.MAX_DAYS:
             raise forms.ValidationError(_("Choose a period of at most a year."))
         return data
+
+
+class OperationsReportForm(ReportPeriodForm):
+    """The period and grouping of the operations report."""
+
+    grouping = forms.ChoiceField(label=_("Group"), choices=list(GROUPING_LABELS.items()))
+
+
+class StakeBlockQuickForm(forms.Form):
+    """A block from tables with stakes, from the fair-play page: until the end of a local day."""
+
+    user = forms.ModelChoiceField(queryset=get_user_model().objects.all(), widget=forms.HiddenInput)
+    reason = forms.CharField(label=_("Reason"), max_length=500)
+    until = forms.DateField(label=_("Blocked until (inclusive)"), widget=DATE_PICKER)
+
+    def clean_until(self) -> date:
+        until = self.cleaned_data["until"]
+        if until < timezone.localdate():
+            raise forms.ValidationError(_("The block must end in the future."))
+        return until
+
+    @property
+    def ends_at(self) -> datetime:
+        """The start of the day after the last blocked day, in the site's time zone."""
+        next_day = self.cleaned_data["until"] + timedelta(days=1)
+        return datetime.combine(next_day, time.min, tzinfo=timezone.get_current_timezone())
 
 
 class PracticeForm(forms.Form):

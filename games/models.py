@@ -112,6 +112,10 @@ class Seat(models.Model):
     consecutive_timeouts = models.PositiveSmallIntegerField(_("timeouts in a row"), default=0)
     away = models.BooleanField(_("away"), default=False)
     disconnected_at = models.DateTimeField(_("disconnected at"), null=True, blank=True)
+    # Where the player sat down from (durak_site.clients), for the fair-play checks.
+    client_address = models.GenericIPAddressField(_("client address"), null=True, blank=True)
+    browser_id = models.CharField(_("browser id"), max_length=32, blank=True)
+    user_agent_hash = models.CharField(_("user agent hash"), max_length=16, blank=True)
 
     class Meta:
         verbose_name = _("seat")

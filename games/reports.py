@@ -102,7 +102,7 @@ def bucket_start(day: date, grouping: str) -> date:
     return day
 
 
-def _bounds(since: date, until: date) -> tuple[datetime, datetime]:
+def period_bounds(since: date, until: date) -> tuple[datetime, datetime]:
     zone = timezone.get_current_timezone()
     start = datetime.combine(since, time.min, tzinfo=zone)
     end = datetime.combine(until + timedelta(days=1), time.min, tzinfo=zone)
@@ -115,7 +115,7 @@ def operations_report(*, since: date, until: date, grouping: str = "day") -> Ope
         raise ValueError(f"unknown grouping {grouping!r}")
     trunc = GROUPINGS[grouping]
     zone = timezone.get_current_timezone()
-    start, end = _bounds(since, until)
+    start, end = period_bounds(since, until)
     buckets: dict[date, Bucket] = {}
     day = since
     while day <= until:

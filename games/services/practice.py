@@ -12,6 +12,7 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
+from durak_site.clients import Client
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.engine import Game as EngineGame
 from games.engine.bots import decide
@@ -29,7 +30,7 @@ BOT_NICKNAMES = {
 }
 
 
-def practice_start(*, user, players: int, level: str) -> Table:
+def practice_start(*, user, players: int, level: str, client: Client | None = None) -> Table:
     """Open a practice table for `user` against `players` - 1 bots of `level`; it starts at once."""
     if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise GameError("invalid_seats")
@@ -46,7 +47,7 @@ def practice_start(*, user, players: int, level: str) -> Table:
             invite_code=secrets.token_urlsafe(9),
             created_by=user,
         )
-        seat_take(table=table, user=user, position=PRACTICE_PLAYER_SEAT)
+        seat_take(table=table, user=user, position=PRACTICE_PLAYER_SEAT, client=client)
         for position, bot in enumerate(bots, start=1):
             seat_take(table=table, user=bot, position=position)
         play.game_start(table=table)

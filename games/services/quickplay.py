@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, F, Q
 
+from durak_site.clients import Client
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.errors import GameError
 from games.models import Table
@@ -18,7 +19,9 @@ CANDIDATES = 5
 TAKEN = {"table_full", "table_not_open", "already_seated"}
 
 
-def quick_play(*, user, stake: int, seats: int | None = None) -> Table:
+def quick_play(
+    *, user, stake: int, seats: int | None = None, client: Client | None = None
+) -> Table:
     """Seat `user` at the oldest open public table with this stake and number of seats (any
     number when None), or open one for him. His stake is held either way."""
     if not is_int(stake) or stake <= 0:
@@ -36,10 +39,12 @@ def quick_play(*, user, stake: int, seats: int | None = None) -> Table:
     )
     for table_id in candidates:
         try:
-            tables.table_join(table_id=table_id, user=user)
+            tables.table_join(table_id=table_id, user=user, client=client)
         except GameError as error:
             if error.code not in TAKEN:
                 raise
             continue
         return Table.objects.get(pk=table_id)
-    return tables.table_create(user=user, stake=stake, seats=seats or ANY_SEATS_DEFAULT)
+    return tables.table_create(
+        user=user, stake=stake, seats=seats or ANY_SEATS_DEFAULT, client=client
+    )

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from durak_site.clients import Client
 from games import effects
 from games.errors import GameError
 from games.models import REMATCH_SECONDS, Game, Table
@@ -16,7 +17,7 @@ from games.services._locks import active_seats, lock_game, lock_table
 from games.services.tables import seat_release, seat_take
 
 
-def rematch_confirm(*, game_id: int, user) -> None:
+def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None:
     """Confirm a rematch: the stake is held now; when everyone has confirmed, a game starts."""
     with transaction.atomic():
         table, game = lock_game(game_id)
@@ -33,7 +34,7 @@ def rematch_confirm(*, game_id: int, user) -> None:
             raise GameError("rematch_closed")
         if active_seats(table).filter(user_id=user.pk).exists():
             raise GameError("rematch_already_confirmed")
-        seat_take(table=table, user=user, position=game.players.index(user.pk))
+        seat_take(table=table, user=user, position=game.players.index(user.pk), client=client)
         if active_seats(table).count() == len(game.players):
             play.game_start(table=table)  # announces the new game itself
         else:

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from durak_site.clients import Client
 from games import effects
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.engine import Game as EngineGame
@@ -35,6 +36,7 @@ def table_create(
     turn_seconds: int = 30,
     throw_seconds: int = 10,
     private: bool = False,
+    client: Client | None = None,
 ) -> Table:
     """Open a table; the creator takes seat 0 and his stake is held."""
     if not is_int(stake) or not 0 < stake <= MAX_STAKE:
@@ -59,12 +61,14 @@ def table_create(
             invite_code=secrets.token_urlsafe(9) if private else "",
             created_by=user,
         )
-        seat_take(table=table, user=user, position=0)
+        seat_take(table=table, user=user, position=0, client=client)
         effects.announce(table=table)
     return table
 
 
-def table_join(*, table_id: int, user, invite_code: str | None = None) -> Seat:
+def table_join(
+    *, table_id: int, user, invite_code: str | None = None, client: Client | None = None
+) -> Seat:
     """Sit down at the first free seat and hold the stake; the last seat starts the game."""
     with transaction.atomic():
         table = lock_table(table_id)
@@ -81,7 +85,7 @@ def table_join(*, table_id: int, user, invite_code: str | None = None) -> Seat:
             raise GameError("table_full")
         taken = {seat.position for seat in seats}
         position = min(set(range(table.seat_count)) - taken)
-        seat = seat_take(table=table, user=user, position=position)
+        seat = seat_take(table=table, user=user, position=position, client=client)
         if len(seats) + 1 == table.seat_count:
             play.game_start(table=table)  # announces the new game itself
         else:
@@ -162,7 +166,7 @@ def table_set_commission(*, table_id: int, commission_percent: Decimal) -> None:
         table.save(update_fields=["commission_percent"])
 
 
-def seat_take(*, table: Table, user, position: int) -> Seat:
+def seat_take(*, table: Table, user, position: int, client: Client | None = None) -> Seat:
     """Seat the user and hold his stake (table row locked by the caller). Every way to a seat
     (open, join, quick play, rematch, practice) comes through here.
 
@@ -173,7 +177,14 @@ def seat_take(*, table: Table, user, position: int) -> Seat:
             raise GameError("bots_practice_only")
         # Staff blocks keep a player from stakes only: practice stays open to him.
         check_not_blocked(user=user)
-    seat = Seat.objects.create(table=table, user=user, position=position)
+    seat = Seat.objects.create(
+        table=table,
+        user=user,
+        position=position,
+        client_address=client and client.address,
+        browser_id=client.browser_id if client else "",
+        user_agent_hash=client.user_agent_hash if client else "",
+    )
     try:
         if table.practice:
             # Nothing is staked, but a player on a break from play does not play at all.
