@@ -4,21 +4,28 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import floatformat
-from django.urls import path
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.decorators import method_decorator
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from durak_site.admin_readonly import ReadOnlyInline
+from durak_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 from durak_site.exports import SpreadsheetExportMixin
 from games import admin_reports, services
+from games.forms import ChatBanForm
 from games.models import (
     BankDistribution,
+    ChatBan,
+    ChatMessage,
+    ChatReport,
     Game,
     GameEvent,
     PayoutScheme,
@@ -50,6 +57,12 @@ class SeatInline(ReadOnlyInline):
 class GameEventInline(ReadOnlyInline):
     model = GameEvent
     fields = ["version", "bout", "seat", "action", "automatic", "created_at"]
+    readonly_fields = fields
+
+
+class ChatMessageInline(ReadOnlyInline):
+    model = ChatMessage
+    fields = ["created_at", "author", "text", "phrase"]
     readonly_fields = fields
 
 
@@ -156,7 +169,7 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
     list_filter = ["status", StakeFilter, ("started_at", admin.DateFieldListFilter)]
     search_fields = ["id", "table__id"]
     date_hierarchy = "started_at"
-    inlines = [BankDistributionInline, GameEventInline]
+    inlines = [BankDistributionInline, GameEventInline, ChatMessageInline]
 
     def get_fields(self, request, obj=None) -> list[str]:
         fields = [
@@ -295,6 +308,136 @@ class StakeBlockAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+def _game_links(game_id: int | None) -> str:
+    if game_id is None:
+        return "—"
+    return format_html(
+        '<a href="{}">#{}</a> · <a href="{}">{}</a>',
+        reverse("admin:games_game_change", args=[game_id]),
+        game_id,
+        reverse("game_detail", args=[game_id]),
+        _("replay"),
+    )
+
+
+@admin.register(ChatReport)
+class ChatReportAdmin(admin.ModelAdmin):
+    """The staff queue of reported chat messages: mute the author for a while, or dismiss."""
+
+    list_display = [
+        "id",
+        "created_at",
+        "shown_message",
+        "author",
+        "game",
+        "reporter",
+        "status",
+        "mute",
+    ]
+    list_filter = ["status"]
+    search_fields = ["message__text", "message__author__username", "reporter__username"]
+    list_select_related = ["message__author", "reporter"]
+    fields = ["created_at", "shown_message", "author", "game", "reporter", "status"]
+    readonly_fields = fields
+    actions = ["dismiss"]
+
+    @admin.display(description=_("message"))
+    def shown_message(self, report: ChatReport) -> str:
+        return str(report.message)
+
+    @admin.display(description=_("author"))
+    def author(self, report: ChatReport) -> str:
+        return report.message.author.username
+
+    @admin.display(description=_("game"))
+    def game(self, report: ChatReport) -> str:
+        return _game_links(report.message.game_id)
+
+    @admin.display(description=_("mute"))
+    def mute(self, report: ChatReport) -> str:
+        if report.status != ChatReport.Status.OPEN:
+            return "—"
+        url = reverse("admin:games_chatreport_mute", args=[report.pk])
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Mute the author"))
+
+    @admin.action(description=_("Dismiss the selected reports"), permissions=["change"])
+    def dismiss(self, request: HttpRequest, queryset: QuerySet) -> None:
+        count = services.chat_reports_dismiss(
+            staff=request.user, report_ids=list(queryset.values_list("pk", flat=True))
+        )
+        messages.success(request, _("Reports dismissed: %(count)s.") % {"count": count})
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:report_id>/mute/",
+                self.admin_site.admin_view(self.mute_view),
+                name="games_chatreport_mute",
+            ),
+            *super().get_urls(),
+        ]
+
+    def mute_view(self, request: HttpRequest, report_id: int) -> HttpResponse:
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        report = get_object_or_404(
+            ChatReport.objects.select_related("message__author"), pk=report_id
+        )
+        form = ChatBanForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                ban = services.chat_ban(
+                    staff=request.user, report_id=report.pk, **form.cleaned_data
+                )
+            except ValidationError as error:
+                form.add_error(None, error)
+            else:
+                messages.success(
+                    request,
+                    _("%(player)s cannot write in the chat until %(until)s.")
+                    % {"player": ban.user.username, "until": ban.until},
+                )
+                return redirect("admin:games_chatreport_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Mute %(player)s in the chat") % {"player": report.message.author.username},
+            "intro": _(
+                "The reported message: «%(text)s». The player reads every chat but cannot "
+                "write in any until the time runs out."
+            )
+            % {"text": report.message},
+            "submit_label": _("Mute"),
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/staff_form.html", context)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnlyAdmin):
+    list_display = ["id", "created_at", "author", "__str__", "table", "shown_game"]
+    search_fields = ["text", "author__username", "table__id"]
+    list_select_related = ["author", "table"]
+    date_hierarchy = "created_at"
+
+    @admin.display(description=_("game"))
+    def shown_game(self, message: ChatMessage) -> str:
+        return _game_links(message.game_id)
+
+
+@admin.register(ChatBan)
+class ChatBanAdmin(ReadOnlyAdmin):
+    list_display = ["id", "user", "until", "reason", "staff", "report", "created_at"]
+    search_fields = ["user__username", "reason"]
+    list_select_related = ["user", "staff"]
 
 
 admin.site.add_app_link(

@@ -63,6 +63,10 @@ TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "act": {"action": dict, "version": int},
     "sync": {"version": int},
     "back": {},
+    "chat": {"text": str},
+    "chat_phrase": {"phrase": str},
+    "chat_mute": {"nickname": str, "muted": bool},
+    "chat_report": {"message": int},
     "ping": {},
 }
 LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
@@ -254,6 +258,9 @@ class JsonSocket(AsyncWebsocketConsumer):
     async def on_ping(self, message: dict) -> None:
         await self.send_json({"type": "pong"})
 
+    async def chat_mutes(self, event: dict) -> None:
+        """The user muted or unmuted a player on another socket; only table sockets care."""
+
 
 class LobbyConsumer(JsonSocket):
     """``/ws/lobby/``: the open public tables, live."""
@@ -286,6 +293,8 @@ class TableConsumer(JsonSocket):
 
     messages = TABLE_MESSAGES
     joined = False
+    # The players whose chat messages this user does not want to read.
+    muted: frozenset[int] = frozenset()
     # The last state sent with the whole log, and the key that orders states (broadcast).
     held: dict[str, Any] | None = None
     key: tuple = ()
@@ -307,6 +316,11 @@ class TableConsumer(JsonSocket):
         # Joined before the first state is read, so no later change can be missed.
         for group in self.table_groups:
             await self.channel_layer.group_add(group, self.channel_name)
+        history = await database_sync_to_async(services.chat_history)(
+            table_id=self.table_id, user=self.user
+        )
+        self.muted = frozenset(history.pop("muted_ids"))
+        await self.send_json(history)
         await self.send_whole_state()
 
     async def release(self) -> None:
@@ -362,6 +376,47 @@ class TableConsumer(JsonSocket):
             await database_sync_to_async(services.seat_back)(table_id=self.table_id, user=self.user)
         except GameError as error:
             await self.send_error(error.code, error.message)
+
+    async def table_chat(self, event: dict) -> None:
+        if event["author"] not in self.muted:
+            await self.send_json({"type": "chat", "table": self.table_id, **event["message"]})
+
+    async def chat_mutes(self, event: dict) -> None:
+        self.muted = frozenset(event["muted_ids"])
+        await self.send_json({"type": "chat_mutes", "muted": event["muted"]})
+
+    async def on_chat(self, message: dict) -> None:
+        await self.chat_command(services.chat_post, text=message["text"])
+
+    async def on_chat_phrase(self, message: dict) -> None:
+        await self.chat_command(services.chat_post, phrase=message["phrase"])
+
+    async def on_chat_mute(self, message: dict) -> None:
+        mutes = await self.chat_command(
+            services.chat_mute, nickname=message["nickname"], muted=message["muted"]
+        )
+        if mutes is not None:  # every socket of the user, here and at his other tables
+            await self.channel_layer.group_send(
+                sockets.user_group(self.user.pk), {**mutes, "type": "chat.mutes"}
+            )
+
+    async def on_chat_report(self, message: dict) -> None:
+        if await self.chat_command(services.chat_report, message_id=message["message"]):
+            await self.send_json({"type": "chat_reported", "message": message["message"]})
+
+    async def chat_command(self, command, **arguments) -> Any:
+        """Run a chat command for this user at this table, send what it sends; its result, or
+        None after answering its refusal."""
+        try:
+            with broadcast.collected() as outbox:
+                result = await database_sync_to_async(command)(
+                    table_id=self.table_id, user=self.user, **arguments
+                )
+        except GameError as error:
+            await self.send_error(error.code, error.message)
+            return None
+        await broadcast.send(outbox)
+        return result
 
     async def on_act(self, message: dict) -> None:
         try:

@@ -98,6 +98,20 @@ class BotMove:
         )
 
 
+@dataclass(frozen=True)
+class ChatDelivery:
+    """Send a chat message to every socket at its table; each drops it if its user muted the
+    author."""
+
+    table_id: int
+    author_id: int
+    message: dict
+
+    def __call__(self) -> None:
+        body = {"type": "table.chat", "author": self.author_id, "message": self.message}
+        broadcast.deliver([broadcast.Message(broadcast.watch_group(self.table_id), body)])
+
+
 def publish(
     snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, lobby: bool
 ) -> None:
@@ -115,3 +129,7 @@ def schedule_away_check(*, seat_id: int, countdown: float) -> None:
 
 def schedule_bot_move(*, game_id: int, version: int) -> None:
     transaction.on_commit(BotMove(game_id, version, random.uniform(*settings.BOT_DELAY_SECONDS)))
+
+
+def send_chat(*, table_id: int, author_id: int, message: dict) -> None:
+    transaction.on_commit(ChatDelivery(table_id, author_id, message))

@@ -49,6 +49,17 @@ ERROR_MESSAGES: dict[str, Promise] = {
     # Staff blocks.
     "stake_blocked": _("Staff have blocked you from tables with stakes."),
     "block_refused": _("A block needs a reason, an end in the future and another staff member."),
+    # The table chat.
+    "chat_empty": _("Write something first."),
+    "chat_too_long": _("A chat message is at most 200 characters."),
+    "chat_unknown_phrase": _("There is no such quick phrase."),
+    "chat_too_fast": _("You are writing too fast; wait a moment."),
+    "chat_spectator": _("Spectators read the chat but do not write in it."),
+    "chat_muted": _("Staff have muted you in the chat for a while."),
+    "chat_not_at_table": _("That player is not at this table."),
+    "chat_mute_self": _("You cannot mute yourself."),
+    "chat_message_not_found": _("There is no such message at this table."),
+    "chat_report_own": _("You cannot report your own message."),
 }
 
 

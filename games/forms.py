@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.models import BotLevel
 from games.reports import GROUPING_LABELS
+from games.services.chat import BAN_HOURS
 from wallet.forms import DATE_PICKER, PeriodForm
 from wallet.money import money_label, parse_major_units
 
@@ -111,4 +112,18 @@ class QuickPlayForm(StakeForm):
         coerce=int,
         empty_value=None,
         required=False,
+    )
+
+
+class ChatBanForm(forms.Form):
+    """Staff mute a reported player in every table chat for a while, and say why."""
+
+    hours = forms.TypedChoiceField(
+        label=_("Mute for"),
+        coerce=int,
+        choices=zip(BAN_HOURS, [_("1 hour"), _("1 day"), _("1 week"), _("30 days")], strict=True),
+        initial=24,
+    )
+    reason = forms.CharField(
+        label=_("Reason"), max_length=500, widget=forms.Textarea(attrs={"rows": 3})
     )

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from games.engine import MAX_PLAYERS, MIN_PLAYERS, BadPercentages, check_percentages
 
@@ -405,3 +406,166 @@ class StakeBlock(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} / {self.ends_at:%Y-%m-%d}"
+
+
+class ChatPhrase(models.TextChoices):
+    """The table chat's quick phrases; each reader sees them in his own language."""
+
+    HELLO = "hello", pgettext_lazy("chat phrase", "Hi, everyone!")
+    GOOD_LUCK = "good_luck", pgettext_lazy("chat phrase", "Good luck!")
+    YOUR_MOVE = "your_move", pgettext_lazy("chat phrase", "Your move!")
+    BEATEN = "beaten", pgettext_lazy("chat phrase", "Beaten off")
+    NICE = "nice", pgettext_lazy("chat phrase", "Nice move!")
+    OOPS = "oops", pgettext_lazy("chat phrase", "Oops")
+    THANKS = "thanks", pgettext_lazy("chat phrase", "Thanks for the game!")
+
+
+class ChatMessage(models.Model):
+    """One message of a table's chat, kept with the game it was written during."""
+
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="chat_messages", verbose_name=_("table")
+    )
+    # None for messages written before the table's first game.
+    game = models.ForeignKey(
+        Game,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="chat_messages",
+        verbose_name=_("game"),
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="chat_messages",
+        verbose_name=_("author"),
+    )
+    text = models.CharField(_("text"), max_length=200, blank=True)
+    phrase = models.CharField(_("quick phrase"), max_length=16, choices=ChatPhrase, blank=True)
+    created_at = models.DateTimeField(_("written at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(text="") & ~Q(phrase="")) | (~Q(text="") & Q(phrase="")),
+                name="games_chat_text_or_phrase",
+            ),
+        ]
+        indexes = [models.Index(fields=["table", "game", "-id"], name="games_chat_table_game_idx")]
+
+    def __str__(self) -> str:
+        return self.text or self.get_phrase_display()
+
+
+class ChatMute(models.Model):
+    """A player does not want to read another player's messages, at any table."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="chat_mutes",
+        verbose_name=_("player"),
+    )
+    muted = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("muted player"),
+    )
+    created_at = models.DateTimeField(_("muted at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("muted player")
+        verbose_name_plural = _("muted players")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "muted"], name="games_chat_mute_once"),
+            models.CheckConstraint(
+                condition=~Q(user=models.F("muted")), name="games_chat_mute_other"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} / {self.muted}"
+
+
+class ChatReport(models.Model):
+    """A player's complaint about a chat message, in the staff queue until handled."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", pgettext_lazy("chat report", "open")
+        MUTED = "muted", _("author muted")
+        DISMISSED = "dismissed", _("dismissed")
+
+    message = models.ForeignKey(
+        ChatMessage, on_delete=models.PROTECT, related_name="reports", verbose_name=_("message")
+    )
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="chat_reports",
+        verbose_name=_("reported by"),
+    )
+    created_at = models.DateTimeField(_("reported at"), auto_now_add=True)
+    status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.OPEN)
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("handled by"),
+    )
+    handled_at = models.DateTimeField(_("handled at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("chat report")
+        verbose_name_plural = _("chat reports")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["message", "reporter"], name="games_chat_report_once"),
+        ]
+        indexes = [models.Index(fields=["status", "-id"], name="games_chat_report_status_idx")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk}"
+
+
+class ChatBan(models.Model):
+    """Staff silenced a player in every table chat until a time."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="chat_bans",
+        verbose_name=_("player"),
+    )
+    until = models.DateTimeField(_("muted until"))
+    reason = models.TextField(_("reason"))
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("staff member"),
+    )
+    report = models.ForeignKey(
+        ChatReport,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="bans",
+        verbose_name=_("report"),
+    )
+    created_at = models.DateTimeField(_("muted at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("chat mute by staff")
+        verbose_name_plural = _("chat mutes by staff")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["user", "-until"], name="games_chat_ban_user_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user} / {self.until:%Y-%m-%d %H:%M}"

@@ -131,6 +131,19 @@ def table_current_game(*, table: Table) -> Game | None:
     return table.games.order_by("-number").first()
 
 
+def table_shows_player(*, table: Table, user_id: int, game: Game | None = None) -> bool:
+    """Whether the table's states show the user as a player: he sits there or played its latest
+    game (`game`, when the caller has read it)."""
+    players = (
+        game.players
+        if game is not None
+        else table.games.order_by("-number").values_list("players", flat=True).first() or []
+    )
+    if user_id in players:
+        return True
+    return Seat.objects.filter(table=table, user_id=user_id, left_at__isnull=True).exists()
+
+
 @dataclass
 class TableSnapshot:
     """Everything the table's states are made of, read once for all its viewers."""

@@ -16,6 +16,7 @@ never part of a larger one.
 - ``quickplay``: one click to a seat at a table with stakes
 - ``rating``: skill ratings from games with stakes
 - ``blocks``: staff blocks from tables with stakes
+- ``chat``: the table chat, players' mutes, reports and staff mutes
 """
 
 from games.errors import GameError
@@ -27,6 +28,14 @@ from games.services.away import (
     seat_mark_away,
 )
 from games.services.blocks import active_stake_block, block_notice, stake_block_create
+from games.services.chat import (
+    chat_ban,
+    chat_history,
+    chat_mute,
+    chat_post,
+    chat_report,
+    chat_reports_dismiss,
+)
 from games.services.play import game_apply_action, game_timeout
 from games.services.practice import bot_play, practice_start
 from games.services.quickplay import quick_play
@@ -46,6 +55,12 @@ __all__ = [
     "active_stake_block",
     "block_notice",
     "bot_play",
+    "chat_ban",
+    "chat_history",
+    "chat_mute",
+    "chat_post",
+    "chat_report",
+    "chat_reports_dismiss",
     "game_apply_action",
     "game_timeout",
     "games_sweep",

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import effects, presence
+from games import effects, presence, selectors
 from games.engine import Game as EngineGame
 from games.errors import GameError
 from games.models import Game, Seat, Table
@@ -42,7 +42,7 @@ def _presence_back(*, table_id: int, user) -> None:
         Seat.objects.filter(table_id=table_id, user_id=user.pk, left_at__isnull=True).filter(
             Q(disconnected_at__isnull=False) | Q(away=True)
         ).update(disconnected_at=None, away=False, consecutive_timeouts=0)
-        if _is_seated(table, user):
+        if selectors.table_shows_player(table=table, user_id=user.pk):
             effects.announce(table=table, lobby=False)
 
 
@@ -59,14 +59,8 @@ def presence_disconnect(*, table_id: int, user, connection: str) -> None:
             seat.disconnected_at = timezone.now()
             seat.save(update_fields=["disconnected_at"])
             effects.schedule_away_check(seat_id=seat.pk, countdown=table.turn_seconds + 0.5)
-        if seat is not None or _is_seated(table, user):
+        if seat is not None or selectors.table_shows_player(table=table, user_id=user.pk):
             effects.announce(table=table, lobby=False)
-
-
-def _is_seated(table: Table, user) -> bool:
-    """Whether the table's states show the user: he sits there or played its latest game."""
-    players = table.games.order_by("-number").values_list("players", flat=True).first() or []
-    return user.pk in players or active_seats(table).filter(user_id=user.pk).exists()
 
 
 def seats_mark_disconnected() -> None:

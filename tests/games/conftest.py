@@ -79,6 +79,8 @@ class SecretLeak(AssertionError):
 # Everything a public event may carry (docs/protocol.md); a new field must be added here on
 # purpose, after checking that it reveals nothing a seat did not see.
 PUBLIC_EVENT_FIELDS = frozenset({"version", "bout", "seat", "action", "automatic", "lead"})
+# Everything a chat frame may carry, likewise.
+CHAT_FIELDS = frozenset({"type", "table", "id", "nickname", "text", "phrase", "at"})
 
 
 class Snapshots:
@@ -143,6 +145,7 @@ class TableClient:
         self.state: dict | None = None
         self.errors: list[dict] = []
         self.frames = 0
+        self.chat_history: dict | None = None
 
     async def connect(self) -> dict:
         cookie = await database_sync_to_async(session_cookie)(self.user)
@@ -171,6 +174,10 @@ class TableClient:
             if message["type"] == "state":
                 await self.check_secrets(message)
                 self.state = self.whole(message)
+            elif message["type"] in {"chat", "chat_history"}:
+                self.check_chat(message)
+                if message["type"] == "chat_history":
+                    self.chat_history = message
             elif message["type"] == "error":
                 self.errors.append(message)
             if wanted is None or message["type"] == wanted:
@@ -208,6 +215,15 @@ class TableClient:
         extra = {key for event in message["events"] for key in event} - PUBLIC_EVENT_FIELDS
         if extra:
             raise SecretLeak(f"{self.user.username} was sent event fields {sorted(extra)}")
+
+    def check_chat(self, message: dict) -> None:
+        """A chat frame belongs to this table and carries only the vetted fields."""
+        if message["table"] != self.table_id:
+            raise SecretLeak(f"{self.user.username} got table {message['table']}'s chat")
+        entries = message["messages"] if message["type"] == "chat_history" else [message]
+        extra = {key for entry in entries for key in entry} - CHAT_FIELDS
+        if extra:
+            raise SecretLeak(f"{self.user.username} was sent chat fields {sorted(extra)}")
 
     async def drain(self) -> None:
         """Read (and check) everything already sent, e.g. presence updates."""

@@ -173,3 +173,55 @@ def test_a_running_games_commission_cannot_be_changed(staff_client):
     assert refused.value.code == "commission_locked"
     game = play_out(game, users)
     assert game.commission == 0
+
+
+def test_a_reported_chat_message_waits_in_the_staff_queue_until_staff_mute_its_author(
+    staff_client, monkeypatch
+):
+    from durak_site.audit.models import StaffAction
+    from games.models import ChatBan, ChatReport
+    from games.services import chat
+
+    monkeypatch.setattr(chat, "CHAT_BURST", 1000)
+    game, (reporter, author) = seated_game(2)
+    rude = services.chat_post(table_id=game.table_id, user=author, text="<b>rude</b> words")
+    calm = services.chat_post(table_id=game.table_id, user=author, phrase="good_luck")
+    for message in (rude, calm):
+        services.chat_report(table_id=game.table_id, user=reporter, message_id=message.pk)
+
+    queue = staff_client.get(reverse("admin:games_chatreport_changelist") + "?status__exact=open")
+    page = queue.content.decode()
+    assert "&lt;b&gt;rude&lt;/b&gt; words" in page and "<b>rude</b>" not in page
+    assert author.username in page and reporter.username in page
+    assert reverse("game_detail", args=[game.pk]) in page
+    assert reverse("admin:games_game_change", args=[game.pk]) in page
+    calm_report, rude_report = ChatReport.objects.order_by("-id")
+    mute_url = reverse("admin:games_chatreport_mute", args=[rude_report.pk])
+    assert mute_url in page
+
+    refused = staff_client.post(mute_url, {"hours": "24", "reason": ""})
+    assert refused.status_code == 200 and not ChatBan.objects.exists()
+    staff_client.post(mute_url, {"hours": "5", "reason": "insults"})  # not an offered time
+    assert not ChatBan.objects.exists()
+    done = staff_client.post(mute_url, {"hours": "168", "reason": "insults"})
+    assert done.status_code == 302
+    ban = ChatBan.objects.get()
+    assert ban.user == author and 167 < (ban.until - ban.created_at).total_seconds() / 3600 < 169
+    rude_report.refresh_from_db()
+    assert rude_report.status == ChatReport.Status.MUTED
+    record = StaffAction.objects.get(action="games.chat_mute")
+    assert (record.player, record.reason, record.target_id) == (author, "insults", str(ban.pk))
+
+    staff_client.post(
+        reverse("admin:games_chatreport_changelist"),
+        {"action": "dismiss", "_selected_action": [calm_report.pk, rude_report.pk]},
+    )
+    calm_report.refresh_from_db()
+    rude_report.refresh_from_db()
+    assert (calm_report.status, rude_report.status) == ("dismissed", "muted")
+    for name in ("chatmessage", "chatban"):
+        assert staff_client.get(reverse(f"admin:games_{name}_changelist")).status_code == 200
+    assert (
+        "rude"
+        in staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
+    )

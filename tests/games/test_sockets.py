@@ -628,7 +628,8 @@ async def test_errors_speak_the_users_language(snapshots):
         headers=[*SAME_ORIGIN, (b"cookie", cookie + b"; django_language=en")],
     )
     assert (await english.connect())[0]
-    await english.receive_json_from()
+    assert (await english.receive_json_from())["type"] == "chat_history"
+    assert (await english.receive_json_from())["type"] == "state"
     await english.send_to(text_data="{")
     assert (await english.receive_json_from())["message"] == "The message is not valid JSON."
     await english.disconnect()
