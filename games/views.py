@@ -21,7 +21,7 @@ from durak_site.accounts.services import table_settings_of
 from durak_site.clients import Client, client_of
 from games import ratelimit, selectors, services, stats
 from games.forms import PracticeForm, QuickPlayForm, TableCreateForm
-from games.models import Game, Table
+from games.models import ChatPhrase, Game, Table
 from games.services import GameError
 from wallet.money import format_money
 from wallet.selectors import user_balance
@@ -126,6 +126,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
             "invite_code": invite_code,
             "table_settings": table_settings_of(user=request.user),
             "stake_block": None if table.practice else services.block_notice(user=request.user),
+            "chat_phrases": ChatPhrase.choices,
         },
     )
 

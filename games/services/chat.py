@@ -8,7 +8,7 @@ mute a player in every chat for a while, from a report in their queue.
 from __future__ import annotations
 
 import unicodedata
-from datetime import UTC, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -54,10 +54,9 @@ def chat_post(*, table_id: int, user, text: str = "", phrase: str = "") -> ChatM
         raise GameError("chat_spectator")
     until = chat_muted_until(user=user)
     if until is not None:
-        told = _("Staff have muted you in the chat until {until} UTC.")
-        raise GameError(
-            "chat_muted", format_lazy(told, until=f"{until.astimezone(UTC):%Y-%m-%d %H:%M}")
-        )
+        told = _("Staff have muted you in the chat until {until}.")
+        local = timezone.localtime(until)
+        raise GameError("chat_muted", format_lazy(told, until=f"{local:%d.%m.%Y %H:%M %Z}"))
     if not ratelimit.take(f"chat:{user.pk}", rate=CHAT_RATE_PER_SECOND, burst=CHAT_BURST):
         raise GameError("chat_too_fast")
     with transaction.atomic():

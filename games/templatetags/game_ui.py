@@ -135,6 +135,13 @@ def _strings() -> dict[str, str]:
         "settings_not_saved": _("The settings could not be saved. Try again."),
         "notifications_unsupported": _("This browser cannot show notifications."),
         "notifications_blocked": _("The browser blocks notifications from this site."),
+        # chat
+        "chat_empty": _("No messages yet."),
+        "chat_offline": _("No connection: the message was not sent."),
+        "chat_unmute": _("unmute"),
+        "chat_reported": _("reported"),
+        "chat_report_sent": _("Thank you: staff will read the message."),
+        "chat_blocked_until": _("Staff have muted you in the chat until %(until)s."),
         # connection and errors
         "reconnecting": _("No connection, reconnecting…"),
         "connection_refused": _("The connection was refused. Reload the page."),

@@ -14,6 +14,7 @@ import { played, playSound } from "./table/sound.js";
 import { TableStore } from "./table/store.js";
 import { bindAway, renderAway } from "./table/views/away.js";
 import { bindActions, renderActions } from "./table/views/actions.js";
+import { bindChat, chatRefused, receiveChat, renderChat } from "./table/views/chat.js";
 import { tickCountdown } from "./table/views/clock.js";
 import { renderDeck } from "./table/views/deck.js";
 import { renderFairness } from "./table/views/fairness.js";
@@ -78,6 +79,7 @@ function render() {
   renderSeatButtons(ctx);
   renderTurn(ctx);
   renderAway(ctx);
+  renderChat(ctx);
   tickCountdown(store);
 }
 
@@ -137,6 +139,11 @@ function onMessage(message) {
     if (previous.game && previous.game.id !== message.game?.id) window.scrollTo({ top: 0 });
     signal(previous, store.state);
     refreshBalance();
+  } else if (receiveChat(message)) {
+    if (message.type === "chat_reported") showToast(t("chat_report_sent"));
+  } else if (message.type === "error" && message.code.startsWith("chat_")) {
+    chatRefused(message); // a move in flight is still waiting for its own answer
+    showToast(errorText(message), true);
   } else if (message.type === "error") {
     store.endMove();
     showToast(errorText(message), true);
@@ -189,6 +196,11 @@ els.playfield.addEventListener("click", (event) => {
 });
 
 bindAway(() => socket.send({ type: "back" }));
+bindChat((message) => {
+  const sent = socket.send(message);
+  if (!sent) showToast(t("chat_offline"), true);
+  return sent;
+});
 bindPlayerCards(document.querySelector(".board"), (seat) => store.player(seat)?.nickname);
 
 bindActions({

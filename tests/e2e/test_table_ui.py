@@ -98,14 +98,22 @@ def box_of(page: Page, selector: str) -> dict:
     )
 
 
-# Each table test runs on a desktop in Russian and on a phone in English.
-DESKTOP_AND_PHONE = pytest.mark.parametrize(
-    ("viewport", "locale"), [(DESKTOP, "ru-RU"), (PHONE, "en-US")], ids=["desktop-ru", "phone-en"]
+# Each table test runs on a desktop and on a phone, in Russian and in English.
+EVERY_SCREEN = pytest.mark.parametrize(
+    ("viewport", "locale"),
+    [(DESKTOP, "ru-RU"), (DESKTOP, "en-US"), (PHONE, "ru-RU"), (PHONE, "en-US")],
+    ids=["desktop-ru", "desktop-en", "phone-ru", "phone-en"],
 )
 TEXT = {
     "ru-RU": {"your_move": "Ваш ход!", "settings": "Настройки стола"},
     "en-US": {"your_move": "Your move!", "settings": "Table settings"},
 }
+
+
+def shot(screenshot, page: Page, name: str, viewport, locale: str) -> None:
+    """A screenshot named by what it shows, the screen and the language."""
+    screen = "phone" if viewport is PHONE else "desktop"
+    screenshot(page, f"{name}-{screen}-{locale[:2]}")
 
 
 def both_pages(browser, live_url, off_loop, prefix: str, viewport, locale):
@@ -117,7 +125,7 @@ def both_pages(browser, live_url, off_loop, prefix: str, viewport, locale):
     return Game.objects.get(table=table), page, watcher
 
 
-@DESKTOP_AND_PHONE
+@EVERY_SCREEN
 def test_a_turn_change_moves_nothing_and_the_title_calls_the_waited_player(
     browser, live_url, off_loop, screenshot, viewport, locale
 ):
@@ -145,7 +153,7 @@ def test_a_turn_change_moves_nothing_and_the_title_calls_the_waited_player(
     assert box_of(page, "#hand") == hand_before
     assert box_of(page, "#playfield") == field_before
     assert box_of(watcher, "#hand") == watcher_hand
-    screenshot(watcher, f"board-turn-clock-{'phone' if viewport is PHONE else 'desktop'}")
+    shot(screenshot, watcher, "board-turn-clock", viewport, locale)
 
     watcher.get_by_test_id("take").click()
     for each in (page, watcher):
@@ -166,7 +174,7 @@ def by_suit(codes: list[str], trump: str) -> list[str]:
     return sorted(codes, key=lambda c: (c[1] == trump, "SCDH".index(c[1]), "6789TJQKA".index(c[0])))
 
 
-@DESKTOP_AND_PHONE
+@EVERY_SCREEN
 def test_settings_persist_across_reloads_and_shape_the_table(
     browser, live_url, off_loop, screenshot, viewport, locale
 ):
@@ -179,7 +187,7 @@ def test_settings_persist_across_reloads_and_shape_the_table(
     page.get_by_test_id("setting-hand-order").select_option("suit")
     page.get_by_test_id("setting-card-size").select_option("large")
     page.get_by_test_id("setting-confirm-take").check()
-    screenshot(page, f"settings-{'phone' if viewport is PHONE else 'desktop'}")
+    shot(screenshot, page, "settings", viewport, locale)
     page.get_by_test_id("settings-close").click()
     page.get_by_test_id("sound-toggle").click()
     expect(page.get_by_test_id("sound-toggle")).to_have_attribute("aria-pressed", "false")
@@ -318,7 +326,7 @@ def test_the_replay_page_shows_the_whole_result_table_at_1280(
     assert max(heights) - min(heights) < 2, heights  # no nickname wraps onto a second line
 
 
-@DESKTOP_AND_PHONE
+@EVERY_SCREEN
 def test_the_discard_pile_counts_and_lists_every_card_beaten_off(
     browser, live_url, off_loop, screenshot, viewport, locale
 ):
@@ -342,7 +350,7 @@ def test_the_discard_pile_counts_and_lists_every_card_beaten_off(
     listed = page.get_by_test_id("discard-list").locator(".pcard")
     expect(listed).to_have_count(len(discard))
     assert sorted(listed.evaluate_all("cards => cards.map(c => c.dataset.card)")) == sorted(discard)
-    screenshot(page, f"discard-{'phone' if viewport is PHONE else 'desktop'}")
+    shot(screenshot, page, "discard", viewport, locale)
 
 
 def test_cards_fly_briefly_and_a_state_mid_flight_leaves_the_board_right(
@@ -441,7 +449,7 @@ def test_the_log_says_the_word_the_player_pressed(browser, live_url, off_loop):
     )
 
 
-@DESKTOP_AND_PHONE
+@EVERY_SCREEN
 def test_a_click_on_a_player_opens_his_card_with_his_figures(
     browser, live_url, off_loop, play_out, screenshot, viewport, locale
 ):
@@ -470,4 +478,4 @@ def test_a_click_on_a_player_opens_his_card_with_his_figures(
     rating = stats.player_rating_now(user=guest)
     assert rating is not None
     expect(page.get_by_test_id("card-rating")).to_have_text(str(rating))
-    screenshot(page, f"player-card-{'phone' if viewport is PHONE else 'desktop'}")
+    shot(screenshot, page, "player-card", viewport, locale)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from durak_site.audit.models import StaffAction
 from games import services
@@ -230,7 +231,7 @@ async def test_a_report_goes_to_staff_who_mute_the_author_everywhere_for_a_while
     await boris.send({"type": "chat", "text": "more rude words"})
     error = await boris.receive("error")
     assert error["code"] == "chat_muted"
-    assert f"{ban.until:%Y-%m-%d %H:%M}" in error["message"]
+    assert f"{timezone.localtime(ban.until):%d.%m.%Y %H:%M %Z}" in error["message"]
     await anna.nothing_more()
     again = TableClient(users[1], table.pk, snapshots)
     await again.connect()

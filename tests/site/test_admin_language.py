@@ -111,7 +111,12 @@ def history():
     staff.save()
     game, users = seated_game(2)
     play_out(game, users)
-    seated_game(3)  # a table still open
+    open_game, seated = seated_game(3)  # a table still open
+    said = games_services.chat_post(table_id=open_game.table_id, user=seated[0], text="Ходи!")
+    report = games_services.chat_report(
+        table_id=open_game.table_id, user=seated[1], message_id=said.pk
+    )
+    games_services.chat_ban(staff=staff, report_id=report.pk, hours=24, reason="Грубость")
     wallet_services.staff_adjust(
         user=users[0], amount=500, reason="Bonus", staff_user=staff, idempotency_key="adj:1"
     )
