@@ -13,6 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.decorators import method_decorator
+from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
@@ -397,7 +398,10 @@ class ChatReportAdmin(admin.ModelAdmin):
                 messages.success(
                     request,
                     _("%(player)s cannot write in the chat until %(until)s.")
-                    % {"player": ban.user.username, "until": ban.until},
+                    % {
+                        "player": ban.user.username,
+                        "until": date_format(timezone.localtime(ban.until), "DATETIME_FORMAT"),
+                    },
                 )
                 return redirect("admin:games_chatreport_changelist")
         context = {

@@ -121,7 +121,9 @@ class ChatBanForm(forms.Form):
     hours = forms.TypedChoiceField(
         label=_("Mute for"),
         coerce=int,
-        choices=zip(BAN_HOURS, [_("1 hour"), _("1 day"), _("1 week"), _("30 days")], strict=True),
+        choices=list(
+            zip(BAN_HOURS, [_("1 hour"), _("1 day"), _("1 week"), _("30 days")], strict=True)
+        ),
         initial=24,
     )
     reason = forms.CharField(

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from games.models import ChatMessage, ChatReport
+from games.models import ChatBan, ChatMessage, ChatReport
 from tests.e2e.test_layout import PHONE, funded_player, log_in
 from tests.e2e.test_table_ui import EVERY_SCREEN, both_pages, lead, shot, wait_for_version
 from tests.players import create_player, session_cookie
@@ -105,9 +105,29 @@ def test_chat_reaches_the_table_spectators_only_read_mutes_hide_and_reports_reac
     expect(page.get_by_test_id("chat-muted-list")).to_contain_text(other_name(game, page))
     page.locator(".chat-muted summary").click()
     page.get_by_test_id("chat-unmute").click()
+    expect(page.get_by_test_id("chat-muted-list")).to_be_hidden()  # the server heard it
     expect(lines(page)).to_have_count(1)  # what came while muted stays unread
     other.get_by_test_id("chat-phrase-thanks").click()
     expect(lines(page)).to_have_count(2)
+
+    # Staff mute the reported author for a day from the queue; he is told until when.
+    staff.locator("#result_list tbody tr").first.locator("a.button").click()
+    staff.locator("select[name=hours]").select_option("24")
+    staff.locator("textarea[name=reason]").fill("insults")
+    staff.locator("input[type=submit]").click()
+    expect(staff.locator(".messagelist")).to_contain_text(
+        report.message.author.username, ignore_case=True
+    )
+    ban = ChatBan.objects.get()
+    assert ban.user == report.message.author and ban.reason == "insults"
+    page.reload()
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    open_chat(page)
+    expect(page.get_by_test_id("chat-blocked")).to_be_visible()
+    # The end, in the reader's own time zone and words.
+    expect(page.get_by_test_id("chat-blocked")).to_contain_text(str(ban.until.year))
+    expect(page.get_by_test_id("chat-form")).to_be_hidden()
+    expect(lines(page)).to_have_count(4)  # he still reads, now the whole chat again
 
 
 def other_name(game, page: Page) -> str:
