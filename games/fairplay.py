@@ -59,8 +59,7 @@ PAIRS_SQL = f"""
     counts AS (SELECT user_id, count(*) AS games FROM played GROUP BY user_id),
     sizes AS (SELECT count(*) AS k FROM played GROUP BY game_id),
     population AS (
-        SELECT sum(k)::float AS seats, sum(k * (k - 1))::float AS meetings, count(*) AS games
-        FROM sizes
+        SELECT sum(k)::float AS seats, sum(k * (k - 1))::float AS meetings FROM sizes
     ),
     pairs AS (
         SELECT a.user_id AS first, b.user_id AS second, count(*) AS shared,
