@@ -171,8 +171,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_DB_REUSE_MAX = 10_000
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A task a dead worker held comes back after this long. It must exceed the longest countdown
-# (the away check, one turn of at most 300 s) plus a run of the deadline loop (30 s), or a held
-# task would be delivered a second time while still waiting.
+# (the away check, one turn of at most 300 s), or a held task would be delivered a second time
+# while still waiting.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 360}
 # The transport that keeps the worker alive when Redis restarts under held tasks.
 CELERY_BROKER_TRANSPORT = "durak_site.celery:RedisTransport"

@@ -4,14 +4,15 @@ The truth is the indexed ``Game.deadline`` column that every move sets in its tr
 task is queued per move, so the cost of timers does not grow with the move rate, and a worker
 that dies loses nothing.
 
-One loop runs at a time, in whichever Celery worker holds the Redis lock: it fires the due
-deadlines, runs the games sweep every ``SWEEP_SECONDS`` (lost timers, rematch stakes past their
-window, abandoned open tables), sleeps until the next deadline (at most ``TICK_SECONDS``) and
-after ``LOOP_SECONDS`` hands over by queueing itself again. Every worker nudges it each
-``NUDGE_SECONDS`` (``games.tasks``): a nudge that finds the lock held returns at once, and a loop
-whose worker was killed, or whose Redis went away, is taken over by the next nudge once its lock
-lapses (``LOCK_SECONDS``). So timers need no beat. Firing is safe twice: ``game_timeout`` acts
-only for an unchanged version whose deadline has passed.
+Every Celery worker keeps a thread (``keep_running``, started when the worker is ready) that
+runs the loop whenever no other worker does: one loop runs at a time, in whichever worker holds
+the Redis lock. It fires the due deadlines, runs the games sweep every ``SWEEP_SECONDS`` (lost
+timers, rematch stakes past their window, abandoned open tables) and sleeps until the next
+deadline (at most ``TICK_SECONDS``). The other workers look again every ``RETRY_SECONDS``, and
+take the loop over once the lock of a worker that died, or lost Redis, lapses
+(``LOCK_SECONDS``). No message of the broker is involved, so timers need neither beat nor the
+worker's broker connection. Firing is safe twice: ``game_timeout`` acts only for an unchanged
+version whose deadline has passed.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ TICK_SECONDS = 0.25
 LOOP_SECONDS = 30.0
 LOCK_SECONDS = 3.0
 SWEEP_SECONDS = 5.0
-NUDGE_SECONDS = 1.0
+RETRY_SECONDS = 1.0
 MIN_SLEEP_SECONDS = 0.02
 # Due games fired per round; the rest follow in the next round.
 BATCH = 100
@@ -122,5 +123,19 @@ def run_loop(
     except LockError:
         pass
     except RedisError:
-        logger.warning("the deadline loop lost Redis; the next nudge starts it again")
+        logger.warning("the deadline loop lost Redis; it starts again once Redis is back")
     return fired
+
+
+def keep_running(sleep: Callable[[float], None] = time.sleep) -> None:
+    """Run the loop whenever no other worker does, for the worker's life."""
+    while True:
+        try:
+            ran = run_loop()
+        except Exception:
+            # PostgreSQL went away mid-round, say: a broken connection is replaced, then retried.
+            logger.exception("the deadline loop failed; starting it again")
+            close_old_connections()
+            ran = None
+        if ran is None:
+            sleep(RETRY_SECONDS)

@@ -74,6 +74,7 @@ class Platform:
         """Ctrl-C, as an operator would: every child stops and the launcher exits cleanly."""
         if self.process is None:
             return
+        children = psutil.Process(self.process.pid).children(recursive=True)
         process, self.process = self.process, None
         process.send_signal(signal.SIGINT)
         try:
@@ -82,6 +83,8 @@ class Platform:
             process.kill()
             process.wait()
         assert process.returncode == 0, self.log()[-4000:]
+        _gone, alive = psutil.wait_procs(children, timeout=5)
+        assert not alive, f"processes left running after Ctrl-C: {alive}"
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

@@ -27,6 +27,20 @@ def test_web_processes_default_to_one_per_core_and_follow_the_setting(monkeypatc
     assert launcher.web_processes() == 3
 
 
+def test_a_process_that_keeps_failing_waits_longer_each_time_until_it_runs_long_enough():
+    backoff = launcher.Backoff()
+    now = backoff.up_since
+    delays = []
+    for _ in range(8):
+        delays.append(backoff.failed(now))
+        assert not backoff.due(now) and backoff.due(now + delays[-1])
+        now += delays[-1]
+        backoff.started(now)
+    assert delays == [0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 30.0, 30.0]
+    # A process that ran long enough before it failed is restarted at once again.
+    assert backoff.failed(now + launcher.HEALTHY_AFTER_SECONDS) == 0.5
+
+
 def test_two_daphnes_serve_one_listening_socket_and_either_alone_keeps_serving():
     port = free_port()
     listener = launcher.listening_socket("127.0.0.1", port)
