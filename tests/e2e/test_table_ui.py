@@ -189,7 +189,9 @@ def test_settings_persist_across_reloads_and_shape_the_table(
     page.get_by_test_id("setting-confirm-take").check()
     shot(screenshot, page, "settings", viewport, locale)
     page.get_by_test_id("settings-close").click()
-    page.get_by_test_id("sound-toggle").click()
+    # Saved before the reload: a reload cuts off a save still on its way.
+    with page.expect_response(lambda response: response.url.endswith("/settings/table/")):
+        page.get_by_test_id("sound-toggle").click()
     expect(page.get_by_test_id("sound-toggle")).to_have_attribute("aria-pressed", "false")
 
     page.reload()
