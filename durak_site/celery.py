@@ -1,12 +1,29 @@
 import os
 
 from celery import Celery, signals
+from celery.app.amqp import AMQP
 from kombu import Connection
 from kombu.transport import redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 
-app = Celery("durak_site")
+# Pauses between tries to reach a lost broker: the worker is back within a second of Redis,
+# where kombu's own pauses grow by 2 s a try up to 30 s.
+RECONNECT_INTERVALS = {"interval_start": 0.2, "interval_step": 0.2, "interval_max": 1.0}
+
+
+class BrokerConnection(Connection):
+    """A broker connection that retries often: a worker away from Redis fires no deadline."""
+
+    def ensure_connection(self, *args, **kwargs) -> Connection:
+        return super().ensure_connection(*args, **(RECONNECT_INTERVALS | kwargs))
+
+
+class BrokerProtocol(AMQP):
+    Connection = BrokerConnection
+
+
+app = Celery("durak_site", amqp=BrokerProtocol)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
