@@ -12,7 +12,7 @@ from django.urls import reverse
 from games import services
 from games.engine import Game as EngineGame
 from games.models import Game, PayoutScheme, Seat, Table
-from tests.players import create_player
+from tests.players import create_player, create_staff
 from wallet.selectors import user_balance
 
 pytestmark = pytest.mark.django_db
@@ -189,6 +189,20 @@ def test_finished_game_result_replay_profile_and_leaderboard(client, play_out):
     response = client.post(reverse("game_rematch", args=[game.pk]))
     assert response["Location"] == reverse("table_detail", args=[table.pk])
     assert Seat.objects.filter(table=table, user=host, left_at__isnull=True).exists()
+
+
+def test_a_private_game_and_its_replay_open_to_its_players_and_staff_only(client, play_out):
+    host, guest, stranger = player(), player(), player()
+    table = services.table_create(user=host, stake=100, seats=2, private=True)
+    services.table_join(table_id=table.pk, user=guest, invite_code=table.invite_code)
+    game = play_out(Game.objects.get(table=table))
+    page = reverse("game_detail", args=[game.pk])
+
+    assert logged_in(client, stranger).get(page).status_code == 404
+    for viewer in (guest, create_staff(nickname="fairplay-staff")):
+        response = logged_in(client, viewer).get(page)
+        assert response.status_code == 200
+        assert 'id="replay-data"' in response.content.decode()
 
 
 def test_a_game_still_being_played_shows_no_seed_and_no_replay(client):
