@@ -114,3 +114,12 @@ test("the log keeps the latest 200 moves", () => {
   assert.equal(store.state.events[0].version, 2);
   assert.equal(store.state.events[199].version, 201);
 });
+
+test("a page opened after confirming a rematch remembers it when the offer lapses", () => {
+  const finished = { version: 40, game: { id: 1 }, you: 1, view: { hand: [] }, table: { status: "closed" } };
+  const store = new TableStore({ ...finished, rematch: { confirmed: [1], until: "2026-05-01T12:02:00+00:00" } });
+  assert.equal(store.rematchAgreed, true);
+  store.receive({ ...finished, rematch: null });
+  assert.equal(store.rematchAgreed, true);
+  assert.equal(new TableStore({ ...finished, rematch: { confirmed: [0] } }).rematchAgreed, false);
+});

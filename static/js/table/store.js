@@ -11,7 +11,8 @@ export class TableStore {
     this.inFlight = null; // {version, timer} while a move awaits the server's answer
     this.clockOffsetMs = 0; // server clock minus local clock
     this.takeArmed = false; // «Взять» pressed once where the settings ask to confirm it
-    this.rematchAgreed = false; // the own seat confirmed a rematch of the game shown
+    // The own seat confirmed a rematch of the game shown (the confirming form reloads the page).
+    this.rematchAgreed = Boolean(state.rematch?.confirmed?.includes(this.seat));
   }
 
   get view() {
