@@ -33,6 +33,8 @@ def open_table(
     page.goto(f"{live_url}/table/{table_id}/")
     page.wait_for_function("() => window.durakTable && window.durakTable.connected")
     expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+    # Positions are compared later: measure only once the page's fonts have loaded.
+    page.evaluate("() => document.fonts.ready.then(() => true)")
     return page
 
 
@@ -105,8 +107,26 @@ EVERY_SCREEN = pytest.mark.parametrize(
     ids=["desktop-ru", "desktop-en", "phone-ru", "phone-en"],
 )
 TEXT = {
-    "ru-RU": {"your_move": "Ваш ход!", "settings": "Настройки стола"},
-    "en-US": {"your_move": "Your move!", "settings": "Table settings"},
+    "ru-RU": {
+        "your_move": "Ваш ход!",
+        "settings": "Настройки стола",
+        "notify": "Ваш ход за столом в дурака",
+        "out": "вышел",
+        "first_place": "1 место",
+        "away": "сервер сразу будет ходить за вас",
+        "done": ("бито", "{name}: бито"),
+        "pass": ("пас", "{name}: пас"),
+    },
+    "en-US": {
+        "your_move": "Your move!",
+        "settings": "Table settings",
+        "notify": "Your move at the durak table",
+        "out": "out",
+        "first_place": "place 1",
+        "away": "the server plays for you at once",
+        "done": ("done", "{name}: beaten off"),
+        "pass": ("pass", "{name} passes"),
+    },
 }
 
 
@@ -242,10 +262,14 @@ Object.defineProperty(document, "hidden", { get: () => Boolean(window.__hidden) 
 """
 
 
-def test_a_hidden_tab_gets_a_notification_of_the_turn_when_opted_in(browser, live_url, off_loop):
-    table, leader, other = started_game(off_loop, ("noisy", "sleepy"))
-    page = open_table(browser, live_url, leader, table.pk)
-    watcher_context = browser.new_context(viewport=DESKTOP, locale="ru-RU")
+@EVERY_SCREEN
+def test_a_hidden_tab_gets_a_notification_of_the_turn_when_opted_in(
+    browser, live_url, off_loop, viewport, locale
+):
+    suffix = f"{locale[:2]}{viewport['width']}"
+    table, leader, other = started_game(off_loop, (f"noisy{suffix}", f"sleepy{suffix}"))
+    page = open_table(browser, live_url, leader, table.pk, viewport, locale)
+    watcher_context = browser.new_context(viewport=viewport, locale=locale)
     watcher_context.add_init_script(NOTIFICATIONS_SPY)
     watcher = log_in_context(watcher_context, live_url, other)
     watcher.goto(f"{live_url}/table/{table.pk}/")
@@ -259,7 +283,7 @@ def test_a_hidden_tab_gets_a_notification_of_the_turn_when_opted_in(browser, liv
     version = page.evaluate("() => window.durakTable.state.version")
     lead(page)
     wait_for_version(watcher, version + 1)
-    assert watcher.evaluate("() => window.__notes") == ["Ваш ход за столом в дурака"]
+    assert watcher.evaluate("() => window.__notes") == [TEXT[locale]["notify"]]
     watcher.reload()
     watcher.get_by_test_id("settings-open").click()
     expect(watcher.get_by_test_id("setting-notifications")).to_be_checked()
@@ -285,9 +309,16 @@ def play_until(off_loop, game: Game, users: dict, done) -> EngineGame:
     return engine
 
 
-def test_a_seat_that_went_out_shows_its_place_and_the_icon_is_served(browser, live_url, off_loop):
-    players = [funded_player(name) for name in ("quickout", "slowtwo", "slowthree")]
-    table = off_loop(services.table_create, user=players[0], stake=10_00, seats=3)
+@EVERY_SCREEN
+def test_a_seat_that_went_out_shows_its_place_and_the_icon_is_served(
+    browser, live_url, off_loop, viewport, locale
+):
+    suffix = f"{locale[:2]}{viewport['width']}"
+    # Four seats: the first to go out leaves a game still on (with three, both others could
+    # finish in the same bout).
+    names = ("quickout", "slowtwo", "slowthree", "slowfour")
+    players = [funded_player(f"{name}{suffix}") for name in names]
+    table = off_loop(services.table_create, user=players[0], stake=10_00, seats=4)
     for user in players[1:]:
         off_loop(services.table_join, table_id=table.pk, user=user)
     game = Game.objects.get(table=table)
@@ -295,11 +326,11 @@ def test_a_seat_that_went_out_shows_its_place_and_the_icon_is_served(browser, li
     engine = play_until(off_loop, game, users, lambda engine: engine.view(None)["out"])
     gone = engine.view(None)["out"][0]
     watcher = next(uid for seat, uid in enumerate(game.players) if seat != gone)
-    page = log_in(browser, live_url, users[watcher], DESKTOP)
+    page = log_in(browser, live_url, users[watcher], viewport, locale)
     page.goto(f"{live_url}/table/{table.pk}/")
     plaque = page.locator(f".seat[data-seat='{gone}']")
-    expect(plaque).to_contain_text("вышел")
-    expect(plaque.locator(".place")).to_have_text("1 место")
+    expect(plaque).to_contain_text(TEXT[locale]["out"])
+    expect(plaque.locator(".place")).to_have_text(TEXT[locale]["first_place"])
     expect(plaque.locator(".count")).to_have_count(0)
 
     icon = page.request.get(f"{live_url}/favicon.ico")
@@ -308,18 +339,22 @@ def test_a_seat_that_went_out_shows_its_place_and_the_icon_is_served(browser, li
     assert page.request.get(f"{live_url}{linked}").ok
 
 
+@EVERY_SCREEN
 def test_the_replay_page_shows_the_whole_result_table_at_1280(
-    browser, live_url, off_loop, play_out, screenshot
+    browser, live_url, off_loop, play_out, screenshot, viewport, locale
 ):
-    host, guest = funded_player("averylongnickname1"), funded_player("anotherlongnick22")
+    suffix = f"{locale[:2]}{viewport['width']}"
+    host = funded_player(f"averylongnick{suffix}")
+    guest = funded_player(f"anotherlongnk{suffix}")
     table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
     off_loop(services.table_join, table_id=table.pk, user=guest)
     game = off_loop(play_out, Game.objects.get(table=table))
-    page = log_in(browser, live_url, host, DESKTOP)
+    page = log_in(browser, live_url, host, viewport, locale)
     page.goto(f"{live_url}/game/{game.pk}/")
     result = page.get_by_test_id("game-result")
     expect(result).to_contain_text(game.seed)
-    screenshot(page, "game-detail-1280")
+    shot(screenshot, page, "game-detail", viewport, locale)
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     scroller = result.locator(".table-scroll")
     assert scroller.evaluate("node => node.scrollWidth <= node.clientWidth")
     heights = result.locator("tbody td").evaluate_all(
@@ -355,10 +390,11 @@ def test_the_discard_pile_counts_and_lists_every_card_beaten_off(
     shot(screenshot, page, "discard", viewport, locale)
 
 
+@EVERY_SCREEN
 def test_cards_fly_briefly_and_a_state_mid_flight_leaves_the_board_right(
-    browser, live_url, off_loop
+    browser, live_url, off_loop, viewport, locale
 ):
-    game, page, watcher = both_pages(browser, live_url, off_loop, "fly", DESKTOP, "ru-RU")
+    game, page, watcher = both_pages(browser, live_url, off_loop, "fly", viewport, locale)
     # Slow the page's animations fifty-fold, so that the next state surely lands mid-flight.
     cdp = page.context.new_cdp_session(page)
     cdp.send("Animation.enable")
@@ -384,13 +420,15 @@ def test_cards_fly_briefly_and_a_state_mid_flight_leaves_the_board_right(
     assert all(transform in ("none", "matrix(1, 0, 0, 1, 0, 0)") for _, transform in shown)
 
 
-def test_a_reduced_motion_context_shows_no_animation(browser, live_url, off_loop):
-    table, leader, other = started_game(off_loop, ("calmlead", "calmother"))
-    context = browser.new_context(viewport=DESKTOP, locale="ru-RU", reduced_motion="reduce")
+@EVERY_SCREEN
+def test_a_reduced_motion_context_shows_no_animation(browser, live_url, off_loop, viewport, locale):
+    suffix = f"{locale[:2]}{viewport['width']}"
+    table, leader, other = started_game(off_loop, (f"calmlead{suffix}", f"calmother{suffix}"))
+    context = browser.new_context(viewport=viewport, locale=locale, reduced_motion="reduce")
     page = log_in_context(context, live_url, leader)
     page.goto(f"{live_url}/table/{table.pk}/")
     page.wait_for_function("() => window.durakTable && window.durakTable.connected")
-    watcher = open_table(browser, live_url, other, table.pk)
+    watcher = open_table(browser, live_url, other, table.pk, viewport, locale)
     version = page.evaluate("() => window.durakTable.state.version")
     lead(page)
     wait_for_version(watcher, version + 1)
@@ -401,10 +439,13 @@ def test_a_reduced_motion_context_shows_no_animation(browser, live_url, off_loop
     assert watcher.evaluate("() => window.durakTable.flights") >= 1
 
 
-def test_an_away_player_reads_why_and_comes_back_with_one_button(browser, live_url, off_loop):
+@EVERY_SCREEN
+def test_an_away_player_reads_why_and_comes_back_with_one_button(
+    browser, live_url, off_loop, viewport, locale
+):
     from games.models import Seat
 
-    game, page, watcher = both_pages(browser, live_url, off_loop, "away", PHONE, "ru-RU")
+    game, page, watcher = both_pages(browser, live_url, off_loop, "away", viewport, locale)
     position = EngineGame.from_dict(game.state).attacker  # the seat of the leader's page
     seat = Seat.objects.get(table_id=game.table_id, position=position, left_at__isnull=True)
     # Marked away while connected (as after two timeouts): his own reload would end the mark,
@@ -416,7 +457,7 @@ def test_an_away_player_reads_why_and_comes_back_with_one_button(browser, live_u
     expect(badge).to_have_count(1)
     notice = page.get_by_test_id("away-notice")
     expect(notice).to_be_visible()
-    expect(notice).to_contain_text("сервер сразу будет ходить за вас")
+    expect(notice).to_contain_text(TEXT[locale]["away"])
     expect(watcher.get_by_test_id("away-notice")).to_be_hidden()
     page.get_by_test_id("back").click()
     expect(notice).to_be_hidden()
@@ -425,8 +466,10 @@ def test_an_away_player_reads_why_and_comes_back_with_one_button(browser, live_u
     assert not seat.away
 
 
-def test_the_log_says_the_word_the_player_pressed(browser, live_url, off_loop):
-    host, guest = funded_player("wordhost"), funded_player("wordguest")
+@EVERY_SCREEN
+def test_the_log_says_the_word_the_player_pressed(browser, live_url, off_loop, viewport, locale):
+    suffix = f"{locale[:2]}{viewport['width']}"
+    host, guest = funded_player(f"wordhost{suffix}"), funded_player(f"wordguest{suffix}")
     table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
     off_loop(services.table_join, table_id=table.pk, user=guest)
     game = Game.objects.get(table=table)
@@ -438,16 +481,16 @@ def test_the_log_says_the_word_the_player_pressed(browser, live_url, off_loop):
 
     engine = play_until(off_loop, game, users, leader_may_pass)
     leader = users[game.players[engine.attacker]]
-    page = log_in(browser, live_url, leader, DESKTOP)
+    page = log_in(browser, live_url, leader, viewport, locale)
     page.goto(f"{live_url}/table/{table.pk}/")
     page.wait_for_function("() => window.durakTable && window.durakTable.connected")
     button = page.get_by_test_id("pass")
-    pressed = button.inner_text().strip().lower()
-    assert pressed == ("пас" if engine.view(None)["taking"] else "бито")
+    word, logged = TEXT[locale]["pass" if engine.view(None)["taking"] else "done"]
+    assert button.inner_text().strip().lower() == word
     button.click()
     wait_for_version(page, game.version + 1)
     expect(page.get_by_test_id("log").locator("li").first).to_have_text(
-        f"{leader.username}: {pressed}"
+        logged.format(name=leader.username)
     )
 
 
