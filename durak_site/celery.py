@@ -5,6 +5,8 @@ from celery.app.amqp import AMQP
 from kombu import Connection
 from kombu.transport import redis
 
+from durak_site import heartbeats
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 
 # Pauses between tries to reach a lost broker: the worker is back within a second of Redis,
@@ -55,3 +57,23 @@ def drop_broken_connections(**kwargs) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+# This process's heartbeat (durak_site.heartbeats), while it runs as a worker or as beat.
+_beating: list[heartbeats.Beating] = []
+
+
+@signals.worker_ready.connect
+def worker_beats(**kwargs) -> None:
+    _beating.append(heartbeats.Beating(heartbeats.WORKER))
+
+
+@signals.beat_init.connect
+def scheduler_beats(**kwargs) -> None:
+    _beating.append(heartbeats.Beating(heartbeats.SCHEDULER))
+
+
+@signals.worker_shutdown.connect
+def stop_beating(**kwargs) -> None:
+    while _beating:
+        _beating.pop().stop()

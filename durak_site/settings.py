@@ -282,6 +282,11 @@ GAMES_COMMISSION_PERCENT = os.environ.get("GAMES_COMMISSION_PERCENT", "0")
 # Seconds an open table waits for players after its newest seat was taken; then the sweeper
 # closes it and returns the held stakes.
 TABLE_OPEN_TTL = int(os.environ.get("TABLE_OPEN_TTL", str(30 * 60)))
+# When every player still in a game loses the connection within TABLE_DROP_WINDOW_SECONDS of
+# the others, the fault is more likely ours than theirs: the server waits this many seconds
+# after the last of them left before it plays for them, marks them away or ends the game.
+TABLE_DROP_WINDOW_SECONDS = float(os.environ.get("TABLE_DROP_WINDOW_SECONDS", "5"))
+TABLE_DROP_GRACE_SECONDS = float(os.environ.get("TABLE_DROP_GRACE_SECONDS", "60"))
 # A bot at a practice table moves a random number of seconds in this range after the game
 # starts waiting for it, as a person would.
 BOT_DELAY_SECONDS = tuple(

@@ -13,6 +13,10 @@ take the loop over once the lock of a worker that died, or lost Redis, lapses
 (``LOCK_SECONDS``). No message of the broker is involved, so timers need neither beat nor the
 worker's broker connection. Firing is safe twice: ``game_timeout`` acts only for an unchanged
 version whose deadline has passed.
+
+While no web process is alive the loop fires nothing (``games.clocks``), and once one is back
+the deadlines are pushed back by the length of the outage. The loop beats as the
+``deadline-loop`` role (``durak_site.heartbeats``) while it runs.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from django.db import close_old_connections
 from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 
-from games import presence, services
+from durak_site import heartbeats
+from games import clocks, presence, services
 from games.models import Game
 
 # A new deadline is never less than MIN_THROW_SECONDS (3 s) away, so sleeping this long can
@@ -66,12 +71,16 @@ def next_deadline() -> datetime | None:
 
 
 def fire_due(*, before: timedelta = timedelta(0)) -> int:
-    """Act on up to ``BATCH`` games whose deadline passed more than `before` ago.
+    """Act on up to ``BATCH`` games whose deadline passed more than `before` ago, while the
+    web tier was serving.
 
     Returns how many were acted on. One game's failure is logged and leaves the others firing.
     """
+    served_until = clocks.served_until()
+    if served_until is None:
+        return 0
     fired = 0
-    for game_id, version in due(timezone.now() - before):
+    for game_id, version in due(min(timezone.now() - before, served_until)):
         try:
             fired += services.game_timeout(game_id=game_id, version=version)
         except Exception:
@@ -105,10 +114,15 @@ def run_loop(
     fired = 0
     started = time.monotonic()
     swept_at = started - SWEEP_SECONDS
+    beaten = float("-inf")
     try:
         while time.monotonic() < started + seconds:
             lock.reacquire()  # LockNotOwnedError when it lapsed and another loop took over
-            fired += fire_due()
+            if time.monotonic() >= beaten + heartbeats.BEAT_SECONDS:
+                beaten = time.monotonic()
+                heartbeats.beat(heartbeats.DEADLINE_LOOP)
+            if clocks.watch():
+                fired += fire_due()
             if time.monotonic() >= swept_at + SWEEP_SECONDS:
                 swept_at = time.monotonic()
                 sweep()

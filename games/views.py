@@ -263,5 +263,8 @@ def rules(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         f"games/rules_{_language()}.html",
-        {"payout_rows": stats.payout_table()},
+        {
+            "payout_rows": stats.payout_table(),
+            "drop_grace_seconds": int(settings.TABLE_DROP_GRACE_SECONDS),
+        },
     )

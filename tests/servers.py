@@ -64,13 +64,15 @@ def server_env(**overrides: str) -> dict[str, str]:
     }
 
 
-def end_process(process: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
-    """Send `sig` and wait for the process to end, killing it after 15 s."""
+def end_process(
+    process: subprocess.Popen | None, sig: int = signal.SIGTERM, timeout: float = 10
+) -> None:
+    """Send `sig` and wait for the process to end, killing it after `timeout` seconds."""
     if process is None:
         return
     process.send_signal(sig)
     try:
-        process.wait(timeout=15)
+        process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
@@ -100,8 +102,8 @@ class LiveServer:
         )
         wait_for_port(self.port, self.process)
 
-    def stop(self) -> None:
-        end_process(self.process)
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        end_process(self.process, sig)
         self.process = None
 
     def close(self) -> None:
@@ -147,7 +149,7 @@ class CeleryProcess:
                 seen += log.read()
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
-        end_process(self.process, sig)
+        end_process(self.process, sig, timeout=15)
         self.process = None
 
     def close(self) -> None:

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import effects, presence, selectors
+from games import clocks, effects, presence, selectors
 from games.engine import Game as EngineGame
 from games.errors import GameError
 from games.models import Game, Seat, Table
@@ -106,13 +106,19 @@ def seat_mark_away(*, seat_id: int) -> bool:
             or seat.disconnected_at is None
             or seat.disconnected_at > timezone.now() - timedelta(seconds=table.turn_seconds)
             or presence.count(table_id, seat.user_id) > 0
+            or not clocks.web_is_serving()  # he could not have come back
         ):
             return False
+        change = play.Change(
+            table, game, EngineGame.from_dict(game.state), list(play.seated(table))
+        )
+        if play.drop_grace_until(change) is not None:
+            return False  # everyone dropped at once: the sweep comes back after the grace
         seat.away = True
         seat.save(update_fields=["away"])
-        engine = EngineGame.from_dict(game.state)
-        if seat.position in engine.waiting_for:
-            play.advance_and_save(play.Change(table, game, engine, list(play.seated(table))))
+        if seat.position in change.engine.waiting_for:
+            change.seat_at(seat.position).away = True
+            play.advance_and_save(change)
         else:
             effects.announce(table=table, lobby=False)
     return True

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, QuerySet
 from django.utils import timezone
@@ -55,12 +56,12 @@ def game_start(*, table: Table) -> Game:
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])
-    # Players without an open socket start the away clock now, as if they had just left.
-    # Bots have no sockets and are never away.
+    # Players without an open socket start the away clock from the deal, as if they had just
+    # left. Bots have no sockets and are never away.
     people = [seat for seat in seats if not table.practice or seat.position == PRACTICE_PLAYER_SEAT]
     connected = presence.connected(table.pk, [seat.user_id for seat in people])
     absent = [seat.pk for seat in people if seat.user_id not in connected]
-    Seat.objects.filter(pk__in=absent).update(disconnected_at=timezone.now())
+    Seat.objects.filter(pk__in=absent).update(disconnected_at=game.started_at)
     # The table leaves the lobby.
     advance_and_save(Change(table, game, engine, seats), lobby=True)
     return game
@@ -119,6 +120,13 @@ def game_timeout(*, game_id: int, version: int) -> bool:
             return False
         change = Change(table, game, EngineGame.from_dict(game.state), list(seated(table)))
         engine = change.engine
+        grace = drop_grace_until(change)
+        if grace is not None:
+            # Everyone dropped at once: the deadline waits for the grace, and the table says so.
+            game.deadline = grace
+            game.save(update_fields=["deadline"])
+            effects.announce(table=table, lobby=False)
+            return False
         bout = engine.bouts
         timed_out = []
         for position in engine.waiting_for:
@@ -133,6 +141,23 @@ def game_timeout(*, game_id: int, version: int) -> bool:
         Seat.objects.bulk_update(timed_out, ["consecutive_timeouts", "away"])
         advance_and_save(change)
     return True
+
+
+def drop_grace_until(change: Change) -> datetime | None:
+    """While every player still in the game has lost his connection since about the same
+    moment (within ``TABLE_DROP_WINDOW_SECONDS``), the end of the grace before the server plays
+    for them; None otherwise, or once it is over. Players absent from the deal did not drop,
+    and a practice table has one player: no grace for them."""
+    if change.table.practice:
+        return None
+    still_in = change.engine.still_in
+    drops = [seat.disconnected_at for seat in change.seats if seat.position in still_in]
+    if len(drops) < 2 or None in drops or min(drops) <= change.game.started_at:
+        return None
+    if max(drops) - min(drops) > timedelta(seconds=settings.TABLE_DROP_WINDOW_SECONDS):
+        return None
+    until = max(drops) + timedelta(seconds=settings.TABLE_DROP_GRACE_SECONDS)
+    return until if until > timezone.now() else None
 
 
 def is_absent(seat: Seat) -> bool:
@@ -200,6 +225,8 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
     absent = {seat.position for seat in change.seats if is_absent(seat)}
     # A connected player marked away let two deadlines pass: he counts for the stalemate.
     away = {seat.position for seat in change.seats if seat.away}
+    if drop_grace_until(change) is not None:
+        absent = away = set()  # everyone dropped at once: nothing is played for them yet
     checked: list[int] | None = None
     for _move in range(AUTO_MOVES_PER_CHANGE):
         if engine.finished:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from games import deadlines
+from games import clocks, deadlines
 from games.models import REMATCH_SECONDS, Seat, Table
 from games.services.away import seat_mark_away, seats_mark_disconnected
 from games.services.rematch import rematch_expire
@@ -22,17 +22,10 @@ def games_sweep() -> int:
     returns the actions taken."""
     now = timezone.now()
     done = 0
-    done += deadlines.fire_due(before=SWEEP_GRACE)
-    seats_mark_disconnected()
-    gone = Seat.objects.filter(
-        left_at__isnull=True,
-        away=False,
-        disconnected_at__isnull=False,
-        table__status=Table.Status.PLAYING,
-        disconnected_at__lte=now - timedelta(seconds=MIN_TURN_SECONDS),
-    ).values_list("pk", flat=True)
-    for seat_id in gone:
-        done += seat_mark_away(seat_id=seat_id)
+    if clocks.web_is_serving():  # else no game's clock runs (games.clocks)
+        done += deadlines.fire_due(before=SWEEP_GRACE)
+        seats_mark_disconnected()
+        done += _mark_gone_away(now)
     expired = Table.objects.filter(
         status=Table.Status.CLOSED,
         seat_set__left_at__isnull=True,
@@ -49,3 +42,16 @@ def games_sweep() -> int:
     for table_id in abandoned:
         done += table_expire(table_id=table_id)
     return done
+
+
+def _mark_gone_away(now: datetime) -> int:
+    """Mark away the players disconnected for longer than the shortest turn time (each seat's
+    own turn time is checked when it is marked)."""
+    gone = Seat.objects.filter(
+        left_at__isnull=True,
+        away=False,
+        disconnected_at__isnull=False,
+        table__status=Table.Status.PLAYING,
+        disconnected_at__lte=now - timedelta(seconds=MIN_TURN_SECONDS),
+    ).values_list("pk", flat=True)
+    return sum(seat_mark_away(seat_id=seat_id) for seat_id in gone)

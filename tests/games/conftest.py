@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
+from durak_site import heartbeats
 from durak_site.asgi import application
 from durak_site.celery import app as celery_app
 from games import consumers, presence
@@ -55,6 +57,15 @@ def no_presence_left():
     for key in client.scan_iter(match=presence.key("*", "*")):
         client.delete(key)
     client.close()
+
+
+@pytest.fixture(autouse=True)
+def web_serving(_fresh_cache) -> Iterator[heartbeats.Beating]:
+    """These tests serve the players themselves (they call the application in-process), so
+    they beat as the web tier: the games' clocks run (games.clocks). ``stop`` is an outage."""
+    beating = heartbeats.Beating(heartbeats.WEB)
+    yield beating
+    beating.stop()
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -1,0 +1,95 @@
+"""When the games' clocks run: not while no player can reach the site (the web tier is down).
+
+Every Daphne process beats (``durak_site.heartbeats``). A deadline fires only if it passed
+while a web process was alive, and nobody is marked away while none is. The deadline loop notes
+since when the web has been silent; the first loop to see a web process again pushes every
+playing game's deadline, and the away clock of every disconnected player, back by the length
+of the outage (two UPDATEs), and sends each of those tables its state with the new deadline.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import UTC, datetime, timedelta
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Least
+from django.utils import timezone
+
+from durak_site import heartbeats
+from games import effects, presence
+from games.models import Game, Seat, Table
+
+# A loop that stops watching an outage for this long (its worker died) forgets it: a later loop
+# must not push deadlines back by a silence it never saw.
+WATCH_SECONDS = 60
+logger = logging.getLogger(__name__)
+
+
+def outage_key() -> str:
+    return cache.make_key("games:web-outage-since")
+
+
+def _web_down(last_beat: float | None, now: float) -> bool:
+    return last_beat is None or now - last_beat > heartbeats.ALIVE_SECONDS
+
+
+def served_until() -> datetime | None:
+    """The latest deadline that may fire now: one that passed while the web was alive (up to a
+    beat after its last one). None while no web process is alive."""
+    last, now = heartbeats.last_beat(heartbeats.WEB), time.time()
+    if _web_down(last, now):
+        return None
+    return datetime.fromtimestamp(min(now, last + 2 * heartbeats.BEAT_SECONDS), tz=UTC)
+
+
+def web_is_serving() -> bool:
+    return served_until() is not None
+
+
+def watch() -> bool:
+    """Note an outage of the web tier, or end the one noted; whether the web is serving.
+
+    The deadline loop calls this every round.
+    """
+    last, now = heartbeats.last_beat(heartbeats.WEB), time.time()
+    client = presence.redis_client()
+    if _web_down(last, now):
+        with client.pipeline() as pipe:
+            pipe.set(outage_key(), last if last is not None else now, nx=True)
+            pipe.expire(outage_key(), WATCH_SECONDS)
+            pipe.execute()
+        return False
+    began = client.get(outage_key())
+    if began is not None:
+        seconds = now - float(began)
+        games = games_resume(seconds=seconds)
+        # Deleted after the deadlines moved: a loop killed in between pushes them twice, which
+        # gives players time rather than taking it.
+        client.delete(outage_key())
+        logger.warning("the web tier was down for %.1f s: %d game(s) resumed", seconds, games)
+    return True
+
+
+def games_resume(*, seconds: float) -> int:
+    """Push every playing game's deadline, and every disconnected player's away clock, back by
+    `seconds` of outage, and send the tables their states; returns how many games moved."""
+    shift = timedelta(seconds=seconds)
+    now = timezone.now()
+    with transaction.atomic():
+        tables = list(Table.objects.filter(games__status=Game.Status.PLAYING))
+        games = Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False).update(
+            deadline=F("deadline") + shift
+        )
+        # A player who lost his connection because of the outage counts as gone since it ended.
+        Seat.objects.filter(
+            left_at__isnull=True,
+            disconnected_at__isnull=False,
+            table__status=Table.Status.PLAYING,
+        ).update(disconnected_at=Least(F("disconnected_at") + shift, now))
+        for table in tables:
+            effects.announce(table=table, lobby=False)
+    return games

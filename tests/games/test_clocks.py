@@ -1,0 +1,180 @@
+"""No game's clock runs out while no web process is alive, and players who all drop at once
+get a grace before the server plays for them."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from durak_site import heartbeats
+from games import clocks, deadlines, effects, presence, services
+from games.engine import Game as EngineGame
+from games.models import Game, GameEvent, Seat
+from tests.games.test_deadlines import no_loop_running  # noqa: F401 - fixture
+from tests.games.test_services import expire_deadline, seated_game, snapshot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def loop_round() -> int:
+    """One short run of the deadline loop; how many games it acted on."""
+    return deadlines.run_loop(seconds=0.01, sleep=lambda _seconds: None)
+
+
+@pytest.fixture(autouse=True)
+def no_outage_noted():
+    presence.redis_client().delete(clocks.outage_key())
+    yield
+    presence.redis_client().delete(clocks.outage_key())
+
+
+def test_no_deadline_fires_and_nobody_is_marked_away_while_no_web_process_is_alive(
+    web_serving,
+):
+    game, users = seated_game(2)
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    expire_deadline(game)
+    Seat.objects.filter(table=game.table, position=1 - leader).update(
+        disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
+    )
+    services.presence_connect(table_id=game.table_id, user=users[leader], connection="tab")
+    before = snapshot(game)
+
+    web_serving.stop()
+    assert loop_round() == 0
+    assert deadlines.fire_due() == 0
+    assert services.games_sweep() == 0
+    assert not services.seat_mark_away(
+        seat_id=Seat.objects.get(table=game.table, position=1 - leader).pk
+    )
+    assert snapshot(game) == before
+    assert not Seat.objects.filter(table=game.table, away=True).exists()
+    assert presence.redis_client().exists(clocks.outage_key())
+
+
+def test_when_the_web_is_back_the_deadlines_move_back_by_the_outage_and_the_tables_hear_it(
+    web_serving, monkeypatch
+):
+    game, users = seated_game(2)
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    services.presence_connect(table_id=game.table_id, user=users[leader], connection="tab")
+    gone = Seat.objects.get(table=game.table, position=1 - leader)
+    Seat.objects.filter(pk=gone.pk).update(disconnected_at=timezone.now() - timedelta(seconds=60))
+    finished, _others = seated_game(2)
+    Game.objects.filter(pk=finished.pk).update(status=Game.Status.FINISHED, deadline=None)
+    game.refresh_from_db()
+    gone.refresh_from_db()
+    deadline, left_at = game.deadline, gone.disconnected_at
+
+    web_serving.stop()
+    assert loop_round() == 0
+    # The outage lasts 40 s.
+    began = float(presence.redis_client().get(clocks.outage_key()))
+    presence.redis_client().set(clocks.outage_key(), began - 40)
+    announced = []
+    monkeypatch.setattr(
+        effects, "announce", lambda *, table, lobby: announced.append((table.pk, lobby))
+    )
+    back = heartbeats.Beating(heartbeats.WEB)
+    try:
+        assert loop_round() == 0
+    finally:
+        back.stop()
+    game.refresh_from_db()
+    gone.refresh_from_db()
+    pushed = (game.deadline - deadline).total_seconds()
+    assert 40 <= pushed < 42
+    assert game.version == 0  # nothing was played
+    # He left before the outage: his away clock goes on from where it stood when it began.
+    assert 40 <= (gone.disconnected_at - left_at).total_seconds() < 42
+    assert Game.objects.get(pk=finished.pk).deadline is None
+    assert not presence.redis_client().exists(clocks.outage_key())
+    # Every playing table is sent its state with the new deadline.
+    assert announced == [(game.table_id, False)]
+
+
+def test_a_player_who_lost_his_connection_in_the_outage_counts_as_gone_since_its_end():
+    game, users = seated_game(2)
+    during = timezone.now() - timedelta(seconds=5)
+    Seat.objects.filter(table=game.table).update(disconnected_at=during)
+    started = timezone.now()
+    clocks.games_resume(seconds=600)
+    for seat in Seat.objects.filter(table=game.table):
+        assert started <= seat.disconnected_at <= timezone.now()
+
+
+def drop_together(game: Game, users: list, *, seconds_ago: float, apart: float = 0) -> None:
+    """Every player connects, then all lose their connections `seconds_ago`, `apart` apart, in
+    a game that began an hour ago."""
+    Game.objects.filter(pk=game.pk).update(started_at=timezone.now() - timedelta(hours=1))
+    for position, user in enumerate(users):
+        services.presence_connect(table_id=game.table_id, user=user, connection=f"tab{position}")
+        services.presence_disconnect(table_id=game.table_id, user=user, connection=f"tab{position}")
+        Seat.objects.filter(table=game.table, position=position).update(
+            disconnected_at=timezone.now() - timedelta(seconds=seconds_ago + position * apart)
+        )
+
+
+def test_everyone_dropping_at_once_gets_a_grace_before_the_server_plays_for_them():
+    game, users = seated_game(2)
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    grace = settings.TABLE_DROP_GRACE_SECONDS
+    turn = game.table.turn_seconds
+    assert grace > turn + 1
+    drop_together(game, users, seconds_ago=turn + 1)
+    expire_deadline(game)
+    assert not services.game_timeout(game_id=game.pk, version=0)
+    game.refresh_from_db()
+    # The deadline now waits for the end of the grace; nobody is marked away meanwhile.
+    expected = timezone.now() + timedelta(seconds=grace - turn - 1)
+    assert abs((game.deadline - expected).total_seconds()) < 2
+    assert services.games_sweep() == 0
+    assert (game.version, Seat.objects.filter(table=game.table, away=True).count()) == (0, 0)
+
+    # The grace is over: the leader's move is played and both are marked away.
+    drop_together(game, users, seconds_ago=grace + 1)
+    expire_deadline(game)
+    assert services.game_timeout(game_id=game.pk, version=0)
+    assert GameEvent.objects.get(game=game, version=1).seat == leader
+    assert services.games_sweep() >= 1
+    assert Seat.objects.filter(table=game.table, away=True).count() == 2
+
+
+def test_players_who_drop_one_after_another_get_no_grace():
+    game, users = seated_game(2)
+    window = settings.TABLE_DROP_WINDOW_SECONDS
+    drop_together(game, users, seconds_ago=game.table.turn_seconds + 1, apart=window + 1)
+    expire_deadline(game)
+    assert services.game_timeout(game_id=game.pk, version=0)
+    assert services.games_sweep() >= 1
+    assert Seat.objects.filter(table=game.table, away=True).count() == 2
+
+
+def test_a_stalemate_waits_for_the_grace_of_players_who_dropped_at_once():
+    game, users = seated_game(3)
+    drop_together(game, users, seconds_ago=1)
+    Seat.objects.filter(table=game.table).update(away=True)
+    expire_deadline(game)
+    assert not services.game_timeout(game_id=game.pk, version=0)
+    game.refresh_from_db()
+    assert (game.status, game.stalemate, game.version) == (Game.Status.PLAYING, False, 0)
+
+    drop_together(game, users, seconds_ago=settings.TABLE_DROP_GRACE_SECONDS + 1)
+    Seat.objects.filter(table=game.table).update(away=True)
+    expire_deadline(game)
+    assert services.game_timeout(game_id=game.pk, version=0)
+    game.refresh_from_db()
+    assert (game.status, game.stalemate) == (Game.Status.FINISHED, True)
+
+
+def test_the_loop_beats_while_it_runs():
+    heartbeats.forget(heartbeats.DEADLINE_LOOP)
+    assert heartbeats.alive(heartbeats.DEADLINE_LOOP) == 0
+    started = time.time()
+    loop_round()
+    assert heartbeats.last_beat(heartbeats.DEADLINE_LOOP) >= started
+    assert heartbeats.alive(heartbeats.DEADLINE_LOOP) == 1
