@@ -6,7 +6,8 @@ the tests see its data through the ORM, and its supervisor restarts those server
 
 And, for tests that keep one tier down for a while (which a supervisor would not allow), one
 Daphne process (the whole web tier) and one Celery worker of their own, for one module. They
-serve the same database, so no platform may serve it meanwhile: those modules run first.
+serve the same database, so no platform may serve it meanwhile (the shared platform runs only
+from the first to the last test that uses it).
 """
 
 from __future__ import annotations
