@@ -23,8 +23,7 @@ from durak_site import heartbeats
 from games import effects, presence
 from games.models import Game, Seat, Table
 
-# A loop that stops watching an outage for this long (its worker died) forgets it: a later loop
-# must not push deadlines back by a silence it never saw.
+# A note of an outage that no loop has watched for this long is dropped.
 WATCH_SECONDS = 60
 logger = logging.getLogger(__name__)
 
@@ -53,19 +52,26 @@ def web_is_serving() -> bool:
 def watch() -> bool:
     """Note an outage of the web tier, or end the one noted; whether the web is serving.
 
-    The deadline loop calls this every round.
+    The deadline loop calls this every round. The note holds when the outage began and when a
+    loop last saw it go on: an outage counts only as long as a loop watched it, so a note left by
+    a loop that died, or brought back with a Redis snapshot, does not stretch it.
     """
     last, now = heartbeats.last_beat(heartbeats.WEB), time.time()
     client = presence.redis_client()
     if _web_down(last, now):
+        # Since the last beat, but not since a beat older than a loop can have missed.
+        began = now if last is None else max(last, now - heartbeats.ALIVE_SECONDS)
         with client.pipeline() as pipe:
-            pipe.set(outage_key(), last if last is not None else now, nx=True)
+            pipe.hsetnx(outage_key(), "began", began)
+            pipe.hset(outage_key(), "seen", now)
             pipe.expire(outage_key(), WATCH_SECONDS)
             pipe.execute()
         return False
-    began = client.get(outage_key())
-    if began is not None:
-        seconds = now - float(began)
+    noted = client.hgetall(outage_key())
+    if noted:
+        began, seen = float(noted[b"began"]), float(noted[b"seen"])
+        ended = now if now - seen <= heartbeats.ALIVE_SECONDS else seen
+        seconds = max(0.0, ended - began)
         games = games_resume(seconds=seconds)
         # Deleted after the deadlines moved: a loop killed in between pushes them twice, which
         # gives players time rather than taking it.
@@ -85,10 +91,12 @@ def games_resume(*, seconds: float) -> int:
             deadline=F("deadline") + shift
         )
         # A player who lost his connection because of the outage counts as gone since it ended.
+        # One absent since the deal stays so (play.drop_grace_until tells them apart).
         Seat.objects.filter(
             left_at__isnull=True,
             disconnected_at__isnull=False,
-            table__status=Table.Status.PLAYING,
+            table__games__status=Game.Status.PLAYING,
+            disconnected_at__gt=F("table__games__started_at"),
         ).update(disconnected_at=Least(F("disconnected_at") + shift, now))
         for table in tables:
             effects.announce(table=table, lobby=False)

@@ -63,6 +63,7 @@ def test_when_the_web_is_back_the_deadlines_move_back_by_the_outage_and_the_tabl
     leader = EngineGame.from_dict(game.state).waiting_for[0]
     services.presence_connect(table_id=game.table_id, user=users[leader], connection="tab")
     gone = Seat.objects.get(table=game.table, position=1 - leader)
+    Game.objects.filter(pk=game.pk).update(started_at=timezone.now() - timedelta(hours=1))
     Seat.objects.filter(pk=gone.pk).update(disconnected_at=timezone.now() - timedelta(seconds=60))
     finished, _others = seated_game(2)
     Game.objects.filter(pk=finished.pk).update(status=Game.Status.FINISHED, deadline=None)
@@ -73,8 +74,8 @@ def test_when_the_web_is_back_the_deadlines_move_back_by_the_outage_and_the_tabl
     web_serving.stop()
     assert loop_round() == 0
     # The outage lasts 40 s.
-    began = float(presence.redis_client().get(clocks.outage_key()))
-    presence.redis_client().set(clocks.outage_key(), began - 40)
+    began = float(presence.redis_client().hget(clocks.outage_key(), "began"))
+    presence.redis_client().hset(clocks.outage_key(), "began", began - 40)
     announced = []
     monkeypatch.setattr(
         effects, "announce", lambda *, table, lobby: announced.append((table.pk, lobby))
@@ -97,14 +98,44 @@ def test_when_the_web_is_back_the_deadlines_move_back_by_the_outage_and_the_tabl
     assert announced == [(game.table_id, False)]
 
 
+def test_an_outage_counts_from_the_last_beat_but_not_from_one_older_than_the_loop_could_miss(
+    web_serving,
+):
+    web_serving.stop()
+    web = heartbeats.key(heartbeats.WEB)
+    for silent_for in (heartbeats.ALIVE_SECONDS + 0.2, 100):
+        presence.redis_client().delete(clocks.outage_key())
+        presence.redis_client().zadd(web, {"web-1": time.time() - silent_for})
+        assert not clocks.watch()
+        began = float(presence.redis_client().hget(clocks.outage_key(), "began"))
+        expected = time.time() - min(silent_for, heartbeats.ALIVE_SECONDS)
+        assert abs(began - expected) < 0.5
+
+
+def test_an_outage_counts_only_as_long_as_a_loop_watched_it(web_serving):
+    game, _users = seated_game(2)
+    deadline = Game.objects.get(pk=game.pk).deadline
+    # A loop noted an outage 30 s ago and saw it go on until 20 s ago, then died.
+    presence.redis_client().hset(
+        clocks.outage_key(), mapping={"began": time.time() - 30, "seen": time.time() - 20}
+    )
+    assert clocks.watch()
+    pushed = (Game.objects.get(pk=game.pk).deadline - deadline).total_seconds()
+    assert 9.5 < pushed < 10.5
+
+
 def test_a_player_who_lost_his_connection_in_the_outage_counts_as_gone_since_its_end():
     game, users = seated_game(2)
+    Game.objects.filter(pk=game.pk).update(started_at=timezone.now() - timedelta(hours=1))
+    game.refresh_from_db()
     during = timezone.now() - timedelta(seconds=5)
-    Seat.objects.filter(table=game.table).update(disconnected_at=during)
+    Seat.objects.filter(table=game.table, position=0).update(disconnected_at=during)
+    absent = Seat.objects.get(table=game.table, position=1)
+    Seat.objects.filter(pk=absent.pk).update(disconnected_at=game.started_at)  # since the deal
     started = timezone.now()
     clocks.games_resume(seconds=600)
-    for seat in Seat.objects.filter(table=game.table):
-        assert started <= seat.disconnected_at <= timezone.now()
+    assert started <= Seat.objects.get(table=game.table, position=0).disconnected_at
+    assert Seat.objects.get(pk=absent.pk).disconnected_at == game.started_at
 
 
 def drop_together(game: Game, users: list, *, seconds_ago: float, apart: float = 0) -> None:
