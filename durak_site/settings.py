@@ -159,6 +159,10 @@ CHANNEL_LAYERS = {
                 for url in env_list("CHANNEL_LAYER_REDIS_URLS", REDIS_URL)
             ],
             "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "durak"),
+            # Messages waiting per channel before new ones are dropped. The sockets of one
+            # process share one list in Redis, so it must hold a burst for all of them: at the
+            # default of 100, a busy process dropped states and its tables stalled.
+            "capacity": int(os.environ.get("CHANNEL_LAYER_CAPACITY", "10000")),
         },
     }
 }
