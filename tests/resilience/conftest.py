@@ -12,6 +12,7 @@ from the first to the last test that uses it).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -135,11 +136,17 @@ class Platform:
         return self.wait_for(back, f"{name} to come back", timeout)
 
     def healthy(self) -> bool:
+        return self.health()[0] == 200
+
+    def health(self) -> tuple[int | None, dict]:
+        """/healthz's status and body; (None, {}) while nothing answers."""
         try:
             with urllib.request.urlopen(f"{self.url}/healthz", timeout=5) as response:
-                return response.status == 200
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
         except (urllib.error.URLError, OSError):
-            return False
+            return None, {}
 
     def worker_ready(self, since: int = 0) -> bool:
         """Whether a worker logged that it is ready after log offset `since`."""

@@ -112,6 +112,16 @@ def test_without_beat_deadlines_fire_and_abandoned_tables_close(live_platform):
             timeout=30,
         )
         closed_at = time.monotonic()
+
+        # Health tells staff the scheduler is missing, and that the timers are still served.
+        def scheduler_missing() -> tuple[int | None, dict] | None:
+            reply = platform.health()
+            return reply if reply[1].get("scheduler") == "fail" else None
+
+        status, health = platform.wait_for(
+            scheduler_missing, "/healthz to miss the scheduler", every=0.2
+        )
+        assert status == 200 and health["worker"] == "ok" and health["deadlines"] == "ok"
     finally:
         os.kill(beat, signal.SIGCONT)
     print(
