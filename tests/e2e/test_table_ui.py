@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
+import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from games import services
 from games.engine import Game as EngineGame
-from games.models import Game
+from games.models import REMATCH_SECONDS, Game
 from tests.e2e.test_layout import DESKTOP, PHONE, funded_player, log_in, log_in_context
+from wallet.selectors import user_balance
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -116,6 +120,7 @@ TEXT = {
         "away": "сервер сразу будет ходить за вас",
         "done": ("бито", "{name}: бито"),
         "pass": ("пас", "{name}: пас"),
+        "refunded": "Ваша ставка вернулась в кошелёк",
     },
     "en-US": {
         "your_move": "Your move!",
@@ -126,6 +131,7 @@ TEXT = {
         "away": "the server plays for you at once",
         "done": ("done", "{name}: beaten off"),
         "pass": ("pass", "{name} passes"),
+        "refunded": "Your stake is back in your wallet",
     },
 }
 
@@ -524,3 +530,60 @@ def test_a_click_on_a_player_opens_his_card_with_his_figures(
     assert rating is not None
     expect(page.get_by_test_id("card-rating")).to_have_text(str(rating))
     shot(screenshot, page, "player-card", viewport, locale)
+
+
+def finished_table_page(browser, live_url, off_loop, play_out, prefix: str, viewport, locale):
+    """A two-seat game played to its end; (table, game, leader, other, leader's page)."""
+    suffix = f"{locale[:2]}{viewport['width']}"
+    table, leader, other = started_game(off_loop, (f"{prefix}a{suffix}", f"{prefix}b{suffix}"))
+    game = off_loop(play_out, Game.objects.get(table=table))
+    page = log_in(browser, live_url, leader, viewport, locale)
+    page.goto(f"{live_url}/table/{table.pk}/")
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    return table, game, leader, other, page
+
+
+@EVERY_SCREEN
+def test_a_started_rematch_shows_the_top_of_the_page(
+    browser, live_url, off_loop, play_out, viewport, locale
+):
+    table, game, leader, other, page = finished_table_page(
+        browser, live_url, off_loop, play_out, "again", viewport, locale
+    )
+    other_page = log_in(browser, live_url, other, viewport, locale)
+    other_page.goto(f"{live_url}/table/{table.pk}/")
+    page.get_by_test_id("rematch").click()  # the form reloads the page
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function("() => window.scrollY > 0")
+
+    other_page.get_by_test_id("rematch").click()
+    # The new game reaches the first player's page over its socket, scrolled to the top.
+    expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+    page.wait_for_function("() => window.scrollY === 0")
+
+
+@EVERY_SCREEN
+def test_a_lapsed_rematch_tells_who_agreed_that_his_stake_came_back(
+    browser, live_url, off_loop, play_out, celery_worker, viewport, locale
+):
+    table, game, leader, _other, page = finished_table_page(
+        browser, live_url, off_loop, play_out, "lapse", viewport, locale
+    )
+    page.get_by_test_id("rematch").click()  # the form reloads the page
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    expect(page.get_by_test_id("rematch-info")).to_contain_text(leader.username)
+    held = off_loop(user_balance, user=leader)
+
+    # The window ends now: the page says so by the server's word, and the server's sweep
+    # gives the held stake back within a few seconds.
+    lapsed = timezone.now() - timedelta(seconds=REMATCH_SECONDS + 1)
+    off_loop(Game.objects.filter(pk=game.pk).update, finished_at=lapsed)
+    expect(page.get_by_test_id("rematch-info")).to_contain_text(
+        TEXT[locale]["refunded"], timeout=30_000
+    )
+    expect(page.get_by_test_id("rematch")).to_have_count(0)
+    deadline = time.monotonic() + 30
+    while off_loop(user_balance, user=leader) != held + table.stake:
+        assert time.monotonic() < deadline, "the held stake did not come back"
+        page.wait_for_timeout(100)
