@@ -16,7 +16,9 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+import redis
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 
 from tests import servers
@@ -173,6 +175,19 @@ def off_loop():
         return outcome["value"]
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _fresh_server_cache() -> None:
+    """Every browser test logs its players in from the same address: the server's rate-limit
+    counters (in its own Redis database) start each test clean. Its heartbeats stay."""
+    client = redis.Redis.from_url(_redis_url(E2E_REDIS_DB))
+    try:
+        for counters in ("allauth:rl:*", "games:rate:*"):
+            for key in client.scan_iter(match=cache.make_key(counters), count=1000):
+                client.delete(key)
+    finally:
+        client.close()
 
 
 @pytest.fixture(autouse=True)
