@@ -4,7 +4,8 @@ Every user at a table (a player, or one seated waiting for the game) has a group
 sockets there, and every socket at the table is in its spectators' group. After a change each
 seated user's state is built once and sent to his group alone, so a message holding a hand
 only ever reaches that player's sockets; one spectators' state goes to the spectators' group,
-where the seated users' sockets drop it. Sockets only forward what they are sent.
+where the seated users' sockets drop it, and only while someone else has a socket there.
+Sockets only forward what they are sent.
 
 Each message carries the moves since ``from`` (the version before the change) rather than the
 whole log, and a ``key`` (game id, version, stamp) that orders states across processes: the
@@ -54,11 +55,12 @@ def stamp() -> float:
 def table_messages(
     snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, at: float
 ) -> list[Message]:
-    """One message per seated user and one for the spectators, each with its own state."""
+    """One message per seated user and, when anyone else has a socket at the table, one for
+    the spectators, each with its own state."""
     table_id = snapshot.table.pk
     game = snapshot.game
     key = [game.pk if game is not None else 0, game.version if game is not None else 0, at]
-    connected = selectors.table_connected(snapshot)
+    connected, spectators = selectors.table_audience(snapshot)
     seated = snapshot.seated
     messages = [
         Message(
@@ -72,18 +74,21 @@ def table_messages(
         )
         for user_id in seated
     ]
-    messages.append(
-        Message(
-            watch_group(table_id),
-            {
-                "type": "table.watch",
-                "key": key,
-                "from": events_from,
-                "seated": seated,
-                "state": selectors.table_state(snapshot, None, connected, events),
-            },
+    if spectators:
+        # Read after the commit, and a spectator's socket is counted before it reads its first
+        # state: one counted too late reads this change from the database.
+        messages.append(
+            Message(
+                watch_group(table_id),
+                {
+                    "type": "table.watch",
+                    "key": key,
+                    "from": events_from,
+                    "seated": seated,
+                    "state": selectors.table_state(snapshot, None, connected, events),
+                },
+            )
         )
-    )
     return messages
 
 

@@ -1,8 +1,9 @@
 """Who has which sockets open, kept in Redis so that every Daphne process sees it.
 
-Each open table socket is one member of a sorted set per (table, user), and each open socket of
-any kind one member of a sorted set per user (for the per-user cap), scored with the time it was
-last seen. The socket refreshes its score every ``HEARTBEAT_SECONDS``; a member not seen for
+Each open table socket is one member of a sorted set per (table, user) and of one per table
+(which tells whether anyone watches besides the players), and each open socket of any kind one
+member of a sorted set per user (for the per-user cap), scored with the time it was last seen.
+The socket refreshes its score every ``HEARTBEAT_SECONDS``; a member not seen for
 ``STALE_SECONDS`` belongs to a process that died without closing it, and counts no more. So a
 crash heals itself within a minute, and adding or removing one socket never disturbs another
 (no shared counter to corrupt when sockets come and go quickly).
@@ -77,14 +78,22 @@ def key(table_id: int | str, user_id: int | str) -> str:
     return cache.make_key(f"games:presence:{table_id}:{user_id}")
 
 
+def table_key(table_id: int | str) -> str:
+    """The Redis key of every socket at one table, each as ``<user id>:<connection>``."""
+    return cache.make_key(f"games:presence:{table_id}")
+
+
 def add(table_id: int, user_id: int, connection: str) -> bool:
     """Record (or refresh) one open socket; True when it did not count until now."""
-    name = key(table_id, user_id)
+    name, everyone = key(table_id, user_id), table_key(table_id)
     now = time.time()
     with redis_client().pipeline() as pipe:
         pipe.zscore(name, connection)
         pipe.zadd(name, {connection: now})
         pipe.expire(name, STALE_SECONDS)
+        pipe.zadd(everyone, {f"{user_id}:{connection}": now})
+        pipe.zremrangebyscore(everyone, "-inf", now - STALE_SECONDS)
+        pipe.expire(everyone, STALE_SECONDS)
         seen, *_ = pipe.execute()
     return seen is None or seen < now - STALE_SECONDS
 
@@ -93,6 +102,7 @@ def remove(table_id: int, user_id: int, connection: str) -> int:
     """Forget one socket; returns how many live sockets the user still has at the table."""
     name = key(table_id, user_id)
     with redis_client().pipeline() as pipe:
+        pipe.zrem(table_key(table_id), f"{user_id}:{connection}")
         pipe.zrem(name, connection)
         pipe.zremrangebyscore(name, "-inf", time.time() - STALE_SECONDS)
         pipe.zcard(name)
@@ -107,9 +117,18 @@ def count(table_id: int, user_id: int) -> int:
 
 def connected(table_id: int, user_ids: list[int]) -> set[int]:
     """Those of `user_ids` with at least one live socket at the table."""
+    return audience(table_id, user_ids)[0]
+
+
+def audience(table_id: int, user_ids: list[int]) -> tuple[set[int], bool]:
+    """Those of `user_ids` with at least one live socket at the table, and whether anyone else
+    (a spectator) has one there: one round trip."""
     since = time.time() - STALE_SECONDS
     with redis_client().pipeline(transaction=False) as pipe:
         for user_id in user_ids:
             pipe.zcount(key(table_id, user_id), since, "+inf")
-        counts = pipe.execute()
-    return {user_id for user_id, live in zip(user_ids, counts, strict=True) if live}
+        pipe.zrangebyscore(table_key(table_id), since, "+inf")
+        *counts, sockets = pipe.execute()
+    connected = {user_id for user_id, live in zip(user_ids, counts, strict=True) if live}
+    others = {int(member.split(b":", 1)[0]) for member in sockets} - set(user_ids)
+    return connected, bool(others)

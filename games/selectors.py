@@ -196,12 +196,14 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
     """Exactly the payload of the table socket's "state" message for `user`, with the log."""
     snapshot = table_snapshot(table=table)
     events = game_public_events(game=snapshot.game) if snapshot.game is not None else []
-    return table_state(snapshot, getattr(user, "pk", None), table_connected(snapshot), events)
+    connected, _spectators = table_audience(snapshot)
+    return table_state(snapshot, getattr(user, "pk", None), connected, events)
 
 
-def table_connected(snapshot: TableSnapshot) -> set[int]:
-    """The seated users with at least one open socket at the table."""
-    return presence.connected(snapshot.table.pk, snapshot.seated)
+def table_audience(snapshot: TableSnapshot) -> tuple[set[int], bool]:
+    """The seated users with at least one open socket at the table, and whether a spectator
+    has one there."""
+    return presence.audience(snapshot.table.pk, snapshot.seated)
 
 
 def table_state(

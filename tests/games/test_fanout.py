@@ -181,3 +181,46 @@ async def test_a_spectator_coming_and_going_sends_the_players_nothing(snapshots)
         await client.nothing_more()
     for client in clients:
         await client.close()
+
+
+@pytest.mark.asyncio
+async def test_the_spectators_state_is_built_and_sent_only_while_someone_watches(
+    snapshots, monkeypatch, fast_clients
+):
+    users = await players(2)
+    table = await open_table(users, 2)
+    clients = await connect_all(users, table, snapshots)
+    sent_groups = []
+    send = broadcast.send
+
+    async def recorded_send(messages):
+        sent_groups.append({message.group for message in messages})
+        await send(messages)
+
+    monkeypatch.setattr(broadcast, "send", recorded_send)
+    watch = broadcast.watch_group(table.pk)
+    game = await current_game(table)
+    engine = EngineGame.from_dict(game.state)
+    seat = engine.waiting_for[0]
+    await clients[seat].send(
+        {"type": "act", "action": choose_action(engine, seat), "version": game.version}
+    )
+    for client in clients:
+        await client.state_at_least(game.version + 1)
+    seats = {broadcast.user_group(table.pk, user.pk) for user in users}
+    assert sent_groups and all(groups == seats for groups in sent_groups)
+
+    watcher = TableClient((await players(1))[0], table.pk, snapshots)
+    await watcher.connect()
+    sent_groups.clear()
+    game = await play_moves(table, clients, watcher, 1)
+    assert watch in sent_groups[-1]
+    assert watcher.state["version"] == game.version and watcher.state["you"] is None
+
+    await watcher.close()
+    sent_groups.clear()
+    game = await play_moves(table, clients, clients[0], 1)
+    assert sent_groups and all(watch not in groups for groups in sent_groups)
+    for client in clients:
+        assert client.state["version"] == game.version
+        await client.close()
