@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import channels.consumer
 import pytest
 import redis
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -223,4 +225,33 @@ async def test_the_spectators_state_is_built_and_sent_only_while_someone_watches
     assert sent_groups and all(watch not in groups for groups in sent_groups)
     for client in clients:
         assert client.state["version"] == game.version
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_socket_forwards_a_state_without_going_to_a_thread(snapshots, monkeypatch):
+    users = await players(2)
+    table = await open_table(users, 2)
+    clients = await connect_all(users, table, snapshots)
+    game = await current_game(table)
+    # Channels' consumers hop to a thread to close stale database connections before each
+    # message they handle.
+    hops = []
+
+    async def counted_hop() -> None:
+        hops.append(1)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted_hop)
+    engine = EngineGame.from_dict(game.state)
+    seat = engine.waiting_for[0]
+    await sync_to_async(services.game_apply_action)(
+        game_id=game.pk,
+        user=next(user for user in users if user.pk == game.players[seat]),
+        action=choose_action(engine, seat),
+        expected_version=game.version,
+    )
+    for client in clients:
+        await client.state_at_least(game.version + 1)
+    assert hops == []
+    for client in clients:
         await client.close()
