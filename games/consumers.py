@@ -536,9 +536,7 @@ def _nesting(raw: bytes) -> int:
 
 
 async def _take(subject: int | str, rate: float, burst: float) -> bool:
-    return await sync_to_async(ratelimit.take, thread_sensitive=False)(
-        subject, rate=rate, burst=burst
-    )
+    return await ratelimit.take_async(subject, rate=rate, burst=burst)
 
 
 def _has_type(value: object, wanted: type) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import channels.consumer
 import pytest
@@ -255,3 +256,27 @@ async def test_a_socket_forwards_a_state_without_going_to_a_thread(snapshots, mo
     assert hops == []
     for client in clients:
         await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_message_is_rate_limited_and_answered_without_going_to_a_thread(
+    snapshots, monkeypatch
+):
+    users = await players(2)
+    table = await open_table(users, 2)
+    client = (await connect_all(users[:1], table, snapshots))[0]
+    await client.send({"type": "ping"})  # the Redis connections are open from here on
+    assert (await client.receive("pong"))["type"] == "pong"
+    submitted = []
+    submit = ThreadPoolExecutor.submit
+
+    def counted_submit(executor, *args, **kwargs):
+        submitted.append(args[0])
+        return submit(executor, *args, **kwargs)
+
+    monkeypatch.setattr(ThreadPoolExecutor, "submit", counted_submit)
+    for _ in range(3):
+        await client.send({"type": "ping"})
+        assert (await client.receive("pong"))["type"] == "pong"
+    assert submitted == []
+    await client.close()
