@@ -56,7 +56,7 @@ from django.db import connection  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.asyncio.server import serve  # noqa: E402
 
-from games import services  # noqa: E402
+from games import consumers, services  # noqa: E402
 from games.engine.bots import choose_action  # noqa: E402
 from games.models import Game, Table  # noqa: E402
 from tests.players import session_cookie  # noqa: E402
@@ -326,6 +326,10 @@ class BenchTable:
         self.rematching = False
         self.counted_version = -1
         self.tasks: set[asyncio.Task] = set()
+        # Each bot keeps to the platform's message rate, as people do by far: a refused move
+        # would leave its table waiting for a deadline.
+        self.tokens = [consumers.RATE_BURST] * SEATS
+        self.refilled_at = [CLOCK()] * SEATS
 
     async def run(self, stop: asyncio.Event) -> None:
         await asyncio.gather(*(self.seat(seat, stop) for seat in range(SEATS)))
@@ -419,6 +423,18 @@ class BenchTable:
         if moves and not (self.idle and seat == 0):
             self.background(self.act(seat, view, version))
 
+    async def token(self, seat: int) -> None:
+        """Wait for one of the seat's message tokens (the socket's token bucket, mirrored with
+        a margin for the network's jitter)."""
+        rate = 0.95 * consumers.RATE_PER_SECOND
+        now = CLOCK()
+        tokens = self.tokens[seat] + (now - self.refilled_at[seat]) * rate
+        self.tokens[seat], self.refilled_at[seat] = min(consumers.RATE_BURST, tokens), now
+        if self.tokens[seat] < 1:
+            await asyncio.sleep((1 - self.tokens[seat]) / rate)
+            self.tokens[seat], self.refilled_at[seat] = 1.0, CLOCK()
+        self.tokens[seat] -= 1
+
     def background(self, work) -> None:
         # Reading goes on meanwhile, so a thinking bot still receives (and times) every state.
         task = asyncio.create_task(work)
@@ -433,6 +449,7 @@ class BenchTable:
         action = choose_action(_Seen(view), seat, self.rng)
         if action is None:
             return
+        await self.token(seat)
         self.pending[version] = (CLOCK(), seat, set(range(SEATS)))
         with contextlib.suppress(Exception):
             await self.sockets[seat].send(
