@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from games import clocks, deadlines
 from games.models import REMATCH_SECONDS, Seat, Table
 from games.services.away import seat_mark_away, seats_mark_disconnected
 from games.services.rematch import rematch_expire
-from games.services.tables import MIN_TURN_SECONDS, open_cutoff, table_expire
+from games.services.tables import open_cutoff, table_expire
 
 # The sweeper leaves a just-passed deadline to the deadline loop for this long.
 SWEEP_GRACE = timedelta(seconds=1)
@@ -45,13 +45,13 @@ def games_sweep() -> int:
 
 
 def _mark_gone_away(now: datetime) -> int:
-    """Mark away the players disconnected for longer than the shortest turn time (each seat's
-    own turn time is checked when it is marked)."""
+    """Mark away the players disconnected for longer than their table's turn time: only those
+    are locked and checked, so a crowd that just dropped costs one query."""
     gone = Seat.objects.filter(
         left_at__isnull=True,
         away=False,
         disconnected_at__isnull=False,
         table__status=Table.Status.PLAYING,
-        disconnected_at__lte=now - timedelta(seconds=MIN_TURN_SECONDS),
+        disconnected_at__lte=now - F("table__turn_seconds") * timedelta(seconds=1),
     ).values_list("pk", flat=True)
     return sum(seat_mark_away(seat_id=seat_id) for seat_id in gone)

@@ -582,6 +582,27 @@ def test_a_player_who_never_connects_is_marked_away_by_the_sweeper_after_one_tur
     assert GameEvent.objects.get(game=game, version=1).automatic
 
 
+def test_the_sweeper_tries_no_seat_dropped_for_less_than_its_tables_turn(monkeypatch):
+    from games.services import sweep
+
+    game, _users = seated_game(2)
+    assert game.table.turn_seconds > 10
+    seats = Seat.objects.filter(table=game.table)
+    seats.update(disconnected_at=timezone.now() - timedelta(seconds=10))
+    tried = []
+
+    def tried_to_mark_away(*, seat_id: int) -> bool:
+        tried.append(seat_id)
+        return False
+
+    monkeypatch.setattr(sweep, "seat_mark_away", tried_to_mark_away)
+    services.games_sweep()
+    assert tried == []
+    seats.update(disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1))
+    services.games_sweep()
+    assert sorted(tried) == sorted(seat.pk for seat in seats)
+
+
 # --- rematch -------------------------------------------------------------------------------
 
 
