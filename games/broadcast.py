@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -109,11 +111,45 @@ def collected() -> Iterator[list[Message]]:
         _outbox.reset(token)
 
 
+# A process without an event loop of its own (a Celery worker) sends through one long-lived
+# loop thread: the channel layer keeps its Redis connections per loop, and a new loop for each
+# send would open (and close) a connection for each.
+_use_own_loop = False
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def send_through_own_loop() -> None:
+    """From now on this process (and the processes it forks) sends from a loop thread."""
+    global _use_own_loop
+    _use_own_loop = True
+
+
+def _own_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            _loop = asyncio.new_event_loop()
+            threading.Thread(target=_loop.run_forever, name="broadcast", daemon=True).start()
+        return _loop
+
+
+def _forget_loop_in_child() -> None:
+    # A forked child has no copy of the parent's threads: it starts a loop of its own.
+    global _loop, _loop_lock
+    _loop, _loop_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_loop_in_child)
+
+
 def deliver(messages: list[Message]) -> None:
     """Send now (on commit), or keep them for the caller that collects them."""
     outbox = _outbox.get()
     if outbox is not None:
         outbox.extend(messages)
+    elif _use_own_loop:
+        asyncio.run_coroutine_threadsafe(send(messages), _own_loop()).result()
     else:
         async_to_sync(send)(messages)
 

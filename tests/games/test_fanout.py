@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import channels.consumer
 import pytest
 import redis
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -280,3 +281,25 @@ async def test_a_message_is_rate_limited_and_answered_without_going_to_a_thread(
         assert (await client.receive("pong"))["type"] == "pong"
     assert submitted == []
     await client.close()
+
+
+def test_a_worker_sends_through_one_loop_that_keeps_its_redis_connections(monkeypatch):
+    monkeypatch.setattr(broadcast, "_use_own_loop", True)  # as the worker's start sets it
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    group = "games.test.worker-sends"
+    async_to_sync(layer.group_add)(group, channel)
+    control = redis.Redis.from_url(settings.REDIS_URL)
+
+    def connections_opened() -> int:
+        return control.info("stats")["total_connections_received"]
+
+    broadcast.deliver([broadcast.Message(group, {"type": "table.state", "n": 0})])
+    before = connections_opened()
+    for number in range(1, 6):
+        broadcast.deliver([broadcast.Message(group, {"type": "table.state", "n": number})])
+    # A new event loop per send would open a connection each time (other processes aside).
+    assert connections_opened() - before <= 1
+    control.close()
+    received = [async_to_sync(layer.receive)(channel)["n"] for _ in range(6)]
+    assert received == list(range(6))
