@@ -10,6 +10,8 @@ from functools import cache as once
 import redis.asyncio
 from django.conf import settings
 from django.core.cache import cache
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from games import presence
 
@@ -47,7 +49,8 @@ def _async_take_script():
     loop = asyncio.get_running_loop()
     script = _async_take_scripts.get(loop)
     if script is None:
-        client = redis.asyncio.Redis.from_url(settings.REDIS_URL)
+        # A connection that Redis dropped (a restart, a network blip) is replaced at once.
+        client = redis.asyncio.Redis.from_url(settings.REDIS_URL, retry=Retry(NoBackoff(), 1))
         script = _async_take_scripts[loop] = client.register_script(_TAKE)
     return script
 
