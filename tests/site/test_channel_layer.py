@@ -1,4 +1,5 @@
-"""The channel layer's Redis pool makes a burst wait for connections instead of failing."""
+"""The channel layer's Redis pool makes a burst wait for connections instead of failing, and it
+sends to many groups at once as to each in turn."""
 
 from __future__ import annotations
 
@@ -46,3 +47,38 @@ async def test_the_plain_pool_would_have_failed_under_the_same_burst(monkeypatch
 
 def test_the_site_uses_the_waiting_pool():
     assert isinstance(get_channel_layer(), channel_layer.RedisChannelLayer)
+
+
+@pytest.mark.asyncio
+async def test_a_send_to_many_groups_reaches_every_member_in_order():
+    layer = channel_layer.RedisChannelLayer(**layer_config())
+    # Two sockets of one process (their messages share one Redis list) and one of another.
+    here = await layer.new_channel()
+    also_here = await layer.new_channel()
+    other_process = channel_layer.RedisChannelLayer(**layer_config())
+    elsewhere = await other_process.new_channel()
+    await layer.group_add("many-test.seat-a", here)
+    await layer.group_add("many-test.seat-b", also_here)
+    await layer.group_add("many-test.watch", here)
+    await layer.group_add("many-test.watch", elsewhere)
+    await layer.group_send_many(
+        [
+            ("many-test.seat-a", {"type": "state", "n": 1}),
+            ("many-test.seat-b", {"type": "state", "n": 2}),
+            ("many-test.watch", {"type": "state", "n": 3}),
+            ("many-test.seat-a", {"type": "state", "n": 4}),
+            ("many-test.empty", {"type": "state", "n": 5}),
+        ]
+    )
+
+    async def received(receiver, channel: str, count: int) -> list[int]:
+        async with asyncio.timeout(5):
+            return [(await receiver.receive(channel))["n"] for _ in range(count)]
+
+    assert await received(layer, here, 3) == [1, 3, 4]
+    assert await received(layer, also_here, 1) == [2]
+    assert await received(other_process, elsewhere, 1) == [3]
+    for receiver, channel in ((layer, here), (layer, also_here), (other_process, elsewhere)):
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.3):
+                await receiver.receive(channel)
