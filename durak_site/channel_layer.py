@@ -7,14 +7,16 @@ groups. A broadcast that raised after a commit would be lost; here a burst queue
 connection instead.
 
 A change's states go to one group per seat and one for the spectators. ``group_send`` costs four
-round trips per group; ``group_send_many`` sends them all with two per Redis server.
+round trips per group, and each process then pops one message per group from Redis;
+``group_send_many`` sends them all with two round trips per Redis server, and each process gets
+one message carrying its sockets' states, which ``receive_single`` hands out one by one.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 
 from channels_redis import core
 from redis.asyncio import BlockingConnectionPool
@@ -45,7 +47,16 @@ return over_capacity
 """
 
 
+# The key of a message that carries several, each for its own channels (group_send_many).
+_BATCH = "__batch__"
+
+
 class RedisChannelLayer(core.RedisChannelLayer):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Parts of a received batch not handed out yet, by the process's channel.
+        self._batches: dict[str, deque] = {}
+
     def create_pool(self, index: int) -> BlockingConnectionPool:
         host = dict(self.hosts[index])
         return BlockingConnectionPool.from_url(
@@ -54,6 +65,18 @@ class RedisChannelLayer(core.RedisChannelLayer):
             timeout=POOL_WAIT_SECONDS,
             **host,
         )
+
+    async def receive_single(self, channel: str) -> tuple[str | list[str], dict]:
+        """The next message off the process's list; a batch is handed out one part at a time."""
+        held = self._batches.get(channel)
+        if held:
+            return held.popleft()
+        names, message = await super().receive_single(channel)
+        if _BATCH not in message:
+            return names, message
+        parts = deque((part_names, part) for part_names, part in message[_BATCH])
+        self._batches[channel] = parts
+        return parts.popleft()
 
     async def group_send_many(self, sends: list[tuple[str, dict]]) -> None:
         """Send each (group, message) as ``group_send`` does, in their order: one pipeline per
@@ -74,14 +97,32 @@ class RedisChannelLayer(core.RedisChannelLayer):
             for position, names in zip(positions, replies[1::2], strict=True):
                 members[position] = [name.decode("utf8") for name in names]
 
+        # What each Redis list (one per process) gets, in order: (its channels, message).
+        by_key: dict[bytes, list[tuple[list[str], dict]]] = defaultdict(list)
+        key_server: dict[bytes, int] = {}
+        key_capacity: dict[bytes, int] = {}
+        for (_group, message), names in zip(sends, members, strict=True):
+            for channel in names:
+                local = self.non_local_name(channel) if "!" in channel else channel
+                key = (self.prefix + local).encode("utf8")
+                batch = by_key[key]
+                if batch and batch[-1][1] is message:
+                    batch[-1][0].append(channel)
+                else:
+                    batch.append(([channel], message))
+                key_server[key] = self.consistent_hash(local)
+                key_capacity[key] = self.get_capacity(channel)
         keys_by_server: dict[int, list[bytes]] = defaultdict(list)
         arguments_by_server: dict[int, list] = defaultdict(list)
-        for (_group, message), names in zip(sends, members, strict=True):
-            keys, bodies, capacities = self._map_channel_keys_to_connection(names, message)
-            for index, channel_keys in keys.items():
-                for channel_key in channel_keys:
-                    keys_by_server[index].append(channel_key)
-                    arguments_by_server[index] += [bodies[channel_key], capacities[channel_key]]
+        for key, batch in by_key.items():
+            # A process gets one message for all its sockets' states of the change.
+            body = (
+                {**batch[0][1], "__asgi_channel__": batch[0][0]}
+                if len(batch) == 1
+                else {"__asgi_channel__": [], _BATCH: [[names, part] for names, part in batch]}
+            )
+            keys_by_server[key_server[key]].append(key)
+            arguments_by_server[key_server[key]] += [self.serialize(body), key_capacity[key]]
         for index, channel_keys in keys_by_server.items():
             over_capacity = await self.connection(index).eval(
                 _SEND_MANY,

@@ -50,7 +50,7 @@ def test_the_site_uses_the_waiting_pool():
 
 
 @pytest.mark.asyncio
-async def test_a_send_to_many_groups_reaches_every_member_in_order():
+async def test_a_send_to_many_groups_reaches_every_member_in_order_in_one_message_a_process():
     layer = channel_layer.RedisChannelLayer(**layer_config())
     # Two sockets of one process (their messages share one Redis list) and one of another.
     here = await layer.new_channel()
@@ -70,6 +70,11 @@ async def test_a_send_to_many_groups_reaches_every_member_in_order():
             ("many-test.empty", {"type": "state", "n": 5}),
         ]
     )
+
+    # Each process has one message waiting, whatever the number of its sockets' states.
+    for receiver, channel in ((layer, here), (other_process, elsewhere)):
+        process_list = receiver.prefix + receiver.non_local_name(channel)
+        assert await receiver.connection(0).zcard(process_list) == 1
 
     async def received(receiver, channel: str, count: int) -> list[int]:
         async with asyncio.timeout(5):
