@@ -59,14 +59,6 @@ def drop_broken_connections(**kwargs) -> None:
     close_old_connections()
 
 
-@signals.worker_init.connect
-def send_through_own_loop(**kwargs) -> None:
-    """The worker's broadcasts keep their Redis connections from one send to the next."""
-    from games import broadcast
-
-    broadcast.send_through_own_loop()
-
-
 # This process's heartbeat (durak_site.heartbeats), while it runs as a worker or as beat.
 _beating: list[heartbeats.Beating] = []
 

@@ -6,7 +6,7 @@ import threading
 
 from celery import shared_task, signals
 
-from games import deadlines, services
+from games import broadcast, deadlines, services
 
 
 @shared_task(name="games.tasks.seat_away_check", ignore_result=True)
@@ -15,9 +15,17 @@ def seat_away_check(seat_id: int) -> bool:
     return services.seat_mark_away(seat_id=seat_id)
 
 
+@signals.worker_process_init.connect
+def send_through_own_loop(**kwargs) -> None:
+    """A worker's pool process keeps its broadcasts' Redis connections between sends."""
+    broadcast.send_through_own_loop()
+
+
 @signals.worker_ready.connect
 def start_deadline_loop(**kwargs) -> None:
-    """Each worker keeps the deadline loop running, in turn with the others (games.deadlines)."""
+    """Each worker keeps the deadline loop running, in turn with the others (games.deadlines);
+    its broadcasts, and those of tasks run in this process, keep their Redis connections."""
+    broadcast.send_through_own_loop()
     threading.Thread(target=deadlines.keep_running, name="deadline-loop", daemon=True).start()
 
 
