@@ -72,7 +72,7 @@ def state_reads(monkeypatch):
     return reads
 
 
-async def play_moves(table, clients, watcher, count: int) -> Game:
+async def play_moves(table, clients, count: int, watchers=()) -> Game:
     for _ in range(count):
         game = await current_game(table)
         engine = EngineGame.from_dict(game.state)
@@ -80,7 +80,7 @@ async def play_moves(table, clients, watcher, count: int) -> Game:
         await clients[seat].send(
             {"type": "act", "action": choose_action(engine, seat), "version": game.version}
         )
-        for client in [*clients, watcher]:
+        for client in [*clients, *watchers]:
             await client.state_at_least(game.version + 1)
     return await current_game(table)
 
@@ -95,7 +95,7 @@ async def test_sockets_only_forward_the_states_they_are_sent(snapshots, state_re
     opened = len(state_reads)
     assert opened == 4
 
-    game = await play_moves(table, clients, watcher, 12)
+    game = await play_moves(table, clients, 12, [watcher])
     assert len(state_reads) == opened  # no socket read anything to receive a state
     for client in [*clients, watcher]:
         assert client.state["version"] == game.version
@@ -163,7 +163,7 @@ async def test_a_move_reaches_every_socket_though_the_channel_layer_connection_b
     control.close()
     assert killed
 
-    game = await play_moves(table, clients, watcher, 1)
+    game = await play_moves(table, clients, 1, [watcher])
     assert game.version == 1
     for client in [*clients, watcher]:
         assert client.state["version"] == 1
@@ -203,27 +203,20 @@ async def test_the_spectators_state_is_built_and_sent_only_while_someone_watches
 
     monkeypatch.setattr(broadcast, "send", recorded_send)
     watch = broadcast.watch_group(table.pk)
-    game = await current_game(table)
-    engine = EngineGame.from_dict(game.state)
-    seat = engine.waiting_for[0]
-    await clients[seat].send(
-        {"type": "act", "action": choose_action(engine, seat), "version": game.version}
-    )
-    for client in clients:
-        await client.state_at_least(game.version + 1)
+    await play_moves(table, clients, 1)
     seats = {broadcast.user_group(table.pk, user.pk) for user in users}
     assert sent_groups and all(groups == seats for groups in sent_groups)
 
     watcher = TableClient((await players(1))[0], table.pk, snapshots)
     await watcher.connect()
     sent_groups.clear()
-    game = await play_moves(table, clients, watcher, 1)
+    game = await play_moves(table, clients, 1, [watcher])
     assert watch in sent_groups[-1]
     assert watcher.state["version"] == game.version and watcher.state["you"] is None
 
     await watcher.close()
     sent_groups.clear()
-    game = await play_moves(table, clients, clients[0], 1)
+    game = await play_moves(table, clients, 1)
     assert sent_groups and all(watch not in groups for groups in sent_groups)
     for client in clients:
         assert client.state["version"] == game.version
