@@ -16,10 +16,12 @@ picking from the seat's ``legal_actions``, and sends ``act`` with the version it
 move the latency is timed from the mover's ``act`` to each seat's ``state`` of a later version.
 A finished game is followed by a rematch at the same table. All bots open their sockets at
 once; the run prints how long it took until each had its first state, then warms up and
-measures. Printed for each run: moves/s, latency percentiles for the mover, for every seat and
-for the last seat of each move, errors by code, CPU and RSS (start and end) of each platform
-process, PostgreSQL commits and rows read per move, Redis memory and queue sizes, and a bare
-websockets echo round trip as the floor.
+measures; with ``--flood`` it then measures again while one more user floods table 0 from a
+process of its own (messages within his limits, over them, and socket churn). Printed for each
+run: moves/s, latency percentiles for the mover, for every seat and for the last seat of each
+move, errors by code, CPU and RSS (start and end) of each platform process, PostgreSQL commits
+and rows read per move, Redis memory and queue sizes, and a bare websockets echo round trip as
+the floor.
 """
 
 from __future__ import annotations
@@ -513,6 +515,52 @@ async def flood(kind: str, args, table_id: int, cookie: str, stop: asyncio.Event
     return sent
 
 
+async def flooder_process(args) -> None:
+    """The hidden `--flooder KIND` mode: the table id and cookie on stdin's first line, flood
+    until stdin closes, then print the traffic counters as JSON."""
+    loop = asyncio.get_running_loop()
+    stdin = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
+    table_id, cookie = json.loads(await stdin.readline())
+    stop = asyncio.Event()
+    flooding = asyncio.create_task(flood(args.flooder, args, table_id, cookie, stop))
+    print("flooding", flush=True)
+    await stdin.read()  # EOF: the measuring process is done
+    stop.set()
+    print(json.dumps(await flooding), flush=True)
+
+
+class Flooder:
+    """A flooder in a process of its own, as a real one is another machine: in the measuring
+    process a tight send loop would starve the measuring clients' own event loop."""
+
+    def __init__(self, kind: str, args, table_id: int, cookie: str) -> None:
+        self.command = [sys.executable, __file__, "--flooder", kind, "--url", args.url]
+        self.start_line = json.dumps([table_id, cookie]).encode() + b"\n"
+
+    async def __aenter__(self) -> Flooder:
+        self.process = await asyncio.create_subprocess_exec(
+            *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        self.process.stdin.write(self.start_line)
+        await self.process.stdin.drain()
+        started = await self.process.stdout.readline()
+        if started.strip() != b"flooding":
+            raise RuntimeError(f"the flooder did not start: {started!r}")
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+            await self.process.wait()
+
+    async def stop(self) -> dict[str, int]:
+        """Stop the flood; the flooder's traffic counters."""
+        self.process.stdin.close()
+        counters, _ = await self.process.communicate()
+        return json.loads(counters)
+
+
 # --- the floor -------------------------------------------------------------------------------
 
 
@@ -650,16 +698,14 @@ async def main(args) -> dict[str, Any]:
         report["runs"]["play"] = result = await measure(stats, args, pids, args.seconds)
         print_run("play", result)
         if args.flood:
-            flooder = (await asyncio.to_thread(bench_players, 1, "bench-flood"))[0]
-            cookie = await asyncio.to_thread(session_cookie, flooder)
+            flooding_user = (await asyncio.to_thread(bench_players, 1, "bench-flood"))[0]
+            cookie = await asyncio.to_thread(session_cookie, flooding_user)
             watched = opened[0][0]
             for kind in FLOODS:
-                flood_stop = asyncio.Event()
-                task = asyncio.create_task(flood(kind, args, watched, cookie, flood_stop))
-                await asyncio.sleep(2)
-                result = await measure(stats, args, pids, args.seconds)
-                flood_stop.set()
-                result["flood"] = dict(await task)
+                async with Flooder(kind, args, watched, cookie) as flooder:
+                    await asyncio.sleep(2)
+                    result = await measure(stats, args, pids, args.seconds)
+                    result["flood"] = await flooder.stop()
                 base = report["runs"]["play"]["latency_ms"]["last_seat"]["p99"] or 0
                 p99 = result["latency_ms"]["last_seat"]["p99"] or 0
                 result["p99_vs_no_flood"] = round(p99 / base, 2) if base else None
@@ -685,6 +731,7 @@ def parse_args(argv: list[str] | None = None):
         "--idle", type=int, default=0, help="tables (on 5/3 s clocks) whose seat 0 never moves"
     )
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--flooder", choices=FLOODS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.ws = "ws" + args.url.removeprefix("http").rstrip("/")
     args.origin = args.url.rstrip("/")
@@ -694,6 +741,9 @@ def parse_args(argv: list[str] | None = None):
 
 if __name__ == "__main__":
     arguments = parse_args()
+    if arguments.flooder:
+        asyncio.run(flooder_process(arguments))
+        sys.exit()
     figures = asyncio.run(main(arguments))
     if arguments.json:
         Path(arguments.json).write_text(json.dumps(figures, indent=2))
