@@ -10,6 +10,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from durak_site import backlog, heartbeats  # noqa: E402
 from durak_site.db import AuthMiddlewareStack  # noqa: E402
+from durak_site.opens import OpenLimits  # noqa: E402
 from durak_site.origins import SiteOriginValidator  # noqa: E402
 from durak_site.outages import OutageMiddleware  # noqa: E402
 from durak_site.routing import websocket_urlpatterns  # noqa: E402
@@ -20,7 +21,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": OutageMiddleware(
-            SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            SiteOriginValidator(OpenLimits(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))))
         ),
     }
 )

@@ -1,4 +1,4 @@
-"""A cap on what waits to be sent to each WebSocket client.
+"""Caps on what waits to be sent to each WebSocket client, and on what waits to be handled.
 
 Daphne gives the application no back-pressure: whatever is sent to a client that does not read
 piles up in the server's memory. Twisted tells a connection's producer when the connection's
@@ -6,6 +6,15 @@ send buffer is full, and again once it has drained. In between, every frame sent
 and when more than ``SOCKET_BACKLOG_BYTES`` wait the connection is dropped; the application
 then sees an ordinary disconnect. The kernel's own send buffer comes before all this; it grows
 by itself up to ``net.ipv4.tcp_wmem`` unless ``SOCKET_SEND_BUFFER_BYTES`` fixes it.
+
+Nor does Daphne stop reading a client that sends faster than its handler works: it parses
+every frame that arrives and queues it for the handler, so a flooding client costs the process
+its event loop and its memory, and after the server closed the socket Daphne still parses all
+the client sent meanwhile, until the close handshake's timeout. Here a connection whose handler
+has ``WAITING_FRAMES`` frames waiting is not read until it has worked them down (TCP then holds
+the client back), and once the server has closed a socket it parses nothing more the client
+sent: a flooder costs the few frames that got him closed. The kernel's receive buffer is
+``SOCKET_RECEIVE_BUFFER_BYTES`` (0: its own tuning, up to ``net.ipv4.tcp_rmem``).
 """
 
 from __future__ import annotations
@@ -19,6 +28,11 @@ from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
 
 logger = logging.getLogger(__name__)
+# More frames than a client within its limits ever has waiting (its bursts are twice its rate a
+# second); reading goes on once half of them are handled.
+WAITING_FRAMES = int(4 * settings.SOCKET_RATE_PER_SECOND)
+# How often a connection that is not read looks whether its handler has caught up.
+WAITING_CHECK_SECONDS = 0.01
 
 
 @implementer(IPushProducer)
@@ -48,6 +62,7 @@ class _Backlog:
 
 class BoundedWebSocketProtocol(WebSocketProtocol):
     backlog: _Backlog | None = None
+    reading_stopped = False
 
     def connectionMade(self) -> None:
         super().connectionMade()
@@ -56,10 +71,12 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
             self.transport.unregisterProducer()
         self.backlog = _Backlog(producer)
         self.transport.registerProducer(self.backlog, True)
-        if settings.SOCKET_SEND_BUFFER_BYTES:
-            self.transport.getHandle().setsockopt(
-                socket.SOL_SOCKET, socket.SO_SNDBUF, settings.SOCKET_SEND_BUFFER_BYTES
-            )
+        for option, size in (
+            (socket.SO_SNDBUF, settings.SOCKET_SEND_BUFFER_BYTES),
+            (socket.SO_RCVBUF, settings.SOCKET_RECEIVE_BUFFER_BYTES),
+        ):
+            if size:
+                self.transport.getHandle().setsockopt(socket.SOL_SOCKET, option, size)
 
     def serverSend(self, content, binary=False) -> None:
         if self.backlog is not None and self.backlog.full:
@@ -71,7 +88,37 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
                 return
         super().serverSend(content, binary)
 
+    def onMessage(self, payload, isBinary) -> None:
+        if self.state != self.STATE_OPEN:
+            return  # the server closed the socket: what the client sent after that is moot
+        super().onMessage(payload, isBinary)
+        if not self.reading_stopped and self.application_queue.qsize() >= WAITING_FRAMES:
+            self.reading_stopped = True
+            self.transport.pauseProducing()
+            self.read_when_handled()
+
+    def processData(self) -> bool:
+        # Autobahn parses everything read so far in one go: the rest waits here, unparsed.
+        if self.reading_stopped:
+            self.transport.pauseProducing()  # again, in case anything resumed the transport
+            return False
+        return super().processData()
+
+    def read_when_handled(self) -> None:
+        """Read on once the handler has worked down its waiting frames; never again once the
+        server has closed the socket (the close handshake's timeout then drops it)."""
+        from twisted.internet import reactor  # the one Daphne installed
+
+        if self.state != self.STATE_OPEN:
+            return
+        if self.application_queue.qsize() > WAITING_FRAMES // 2:
+            reactor.callLater(WAITING_CHECK_SECONDS, self.read_when_handled)
+            return
+        self.reading_stopped = False
+        self.transport.resumeProducing()
+        self.consumeData()
+
 
 def install() -> None:
-    """Make Daphne build every WebSocket connection with the cap."""
+    """Make Daphne build every WebSocket connection with the caps."""
     WebSocketFactory.protocol = BoundedWebSocketProtocol

@@ -354,6 +354,8 @@ SOCKET_ADDRESS_OPENS_PER_SECOND = float(os.environ.get("SOCKET_ADDRESS_OPENS_PER
 SOCKET_BACKLOG_BYTES = int(os.environ.get("SOCKET_BACKLOG_BYTES", str(1 << 20)))
 # The kernel's send buffer of each WebSocket connection; 0 leaves it to the kernel's tuning.
 SOCKET_SEND_BUFFER_BYTES = int(os.environ.get("SOCKET_SEND_BUFFER_BYTES", "0"))
+# The kernel's receive buffer of each WebSocket connection; 0 leaves it to the kernel's tuning.
+SOCKET_RECEIVE_BUFFER_BYTES = int(os.environ.get("SOCKET_RECEIVE_BUFFER_BYTES", "0"))
 # Sockets one web process opens at a time (durak_site.handshakes): about as many as its database
 # threads serve without making each other wait.
 SOCKET_OPENS_AT_ONCE = int(os.environ.get("SOCKET_OPENS_AT_ONCE", str(2 * DB_THREADS)))

@@ -36,7 +36,7 @@ return 1
 
 @once
 def redis_client() -> redis.Redis:
-    """One client per process for the presence and rate-limit keys."""
+    """One client per process for the games' own Redis keys."""
     return redis.Redis.from_url(settings.REDIS_URL)
 
 

@@ -17,9 +17,10 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from durak_site import ratelimit
 from durak_site.accounts.services import table_settings_of
 from durak_site.clients import Client, client_of
-from games import ratelimit, selectors, services, stats
+from games import selectors, services, stats
 from games.forms import PracticeForm, QuickPlayForm, TableCreateForm
 from games.models import ChatPhrase, Game, Table
 from games.services import GameError

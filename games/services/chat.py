@@ -17,8 +17,9 @@ from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from durak_site import ratelimit
 from durak_site.audit.services import record_staff_action
-from games import effects, ratelimit, selectors
+from games import effects, selectors
 from games.errors import GameError
 from games.models import ChatBan, ChatMessage, ChatMute, ChatPhrase, ChatReport, Table
 from games.services._locks import is_int

@@ -183,7 +183,7 @@ def _fresh_server_cache() -> None:
     counters (in its own Redis database) start each test clean. Its heartbeats stay."""
     client = redis.Redis.from_url(_redis_url(E2E_REDIS_DB))
     try:
-        for counters in ("allauth:rl:*", "games:rate:*"):
+        for counters in ("allauth:rl:*", "rate:*"):
             for key in client.scan_iter(match=cache.make_key(counters), count=1000):
                 client.delete(key)
     finally:

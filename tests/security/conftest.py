@@ -37,7 +37,8 @@ from tests.servers import (
 
 # Small enough that a client that does not read passes it within seconds.
 BACKLOG_BYTES = 64 * 1024
-SEND_BUFFER_BYTES = 16 * 1024
+# The kernel's buffers of each socket: small, so that what they hold is small beside a flood.
+BUFFER_BYTES = 16 * 1024
 # Daphne's wait for a handler after its client left, before it cancels the handler.
 CLOSE_TIMEOUT_SECONDS = 2
 
@@ -48,7 +49,9 @@ db = database_sync_to_async
 def server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
     with django_db_blocker.unblock():
         env = server_env(
-            SOCKET_BACKLOG_BYTES=str(BACKLOG_BYTES), SOCKET_SEND_BUFFER_BYTES=str(SEND_BUFFER_BYTES)
+            SOCKET_BACKLOG_BYTES=str(BACKLOG_BYTES),
+            SOCKET_SEND_BUFFER_BYTES=str(BUFFER_BYTES),
+            SOCKET_RECEIVE_BUFFER_BYTES=str(BUFFER_BYTES),
         )
     live = LiveServer(
         env,

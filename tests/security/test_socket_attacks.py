@@ -4,6 +4,7 @@ foreign page (docs/security.md)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -17,6 +18,7 @@ from django.contrib.sessions.models import Session
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from durak_site import opens
 from games import consumers, presence
 from tests.players import session_cookie
 from tests.security.conftest import (
@@ -163,11 +165,59 @@ async def test_socket_opens_are_rate_limited_per_user(server):
 
 async def test_socket_opens_are_rate_limited_per_address(server):
     per_user = int(consumers.OPENS_BURST_USER) - 1  # each user stays within his own limit
-    users = await players(3 * int(consumers.OPENS_BURST_ADDRESS) // per_user + 1)
+    users = await players(3 * int(opens.OPENS_BURST_ADDRESS) // per_user + 1)
     accepted, allowed = await _open_until_refused(
-        server, users, per_user, consumers.OPENS_PER_SECOND_ADDRESS, consumers.OPENS_BURST_ADDRESS
+        server, users, per_user, opens.OPENS_PER_SECOND_ADDRESS, opens.OPENS_BURST_ADDRESS
     )
-    assert consumers.OPENS_BURST_ADDRESS <= accepted <= allowed
+    assert opens.OPENS_BURST_ADDRESS <= accepted <= allowed
+
+
+@pytest.mark.parametrize("limit", ["session", "address"])
+async def test_an_open_over_a_limit_is_refused_before_the_session_is_read(server, limit):
+    (user,) = await players(1)
+    cookie = await db(session_cookie)(user)
+    # Spend the bucket as earlier opens would have (the server shares this Redis): the session's,
+    # or the address's with opens that carry no session.
+    opener = {"client": ["127.0.0.1", 0], "headers": []}
+    if limit == "session":
+        opener["headers"] = [(b"cookie", cookie.encode())]
+    while await opens.opening_allowed(opener):
+        pass
+    # An open that looked its session up would now wait for the lock.
+    with psycopg.connect(test_database_url()) as blocker:
+        blocker.execute("LOCK TABLE django_session IN ACCESS EXCLUSIVE MODE")
+        socket_ = await open_socket(server, user, "/ws/lobby/", cookie=cookie)
+        assert await first_message(socket_, timeout=5) == consumers.CLOSE_OPENED_TOO_OFTEN
+        blocker.rollback()
+
+
+async def test_a_client_sending_faster_than_it_is_served_is_not_read_on(server):
+    (user,) = await players(1)
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16 * 1024)
+    raw.connect(("127.0.0.1", server.port))
+    client = await connect(
+        f"ws://127.0.0.1:{server.port}/ws/lobby/",
+        sock=raw,
+        origin=server.url,
+        additional_headers={"Cookie": await db(session_cookie)(user)},
+        max_queue=None,  # reads every answer, up to the close
+        proxy=None,
+    )
+    await receive(client, "tables")
+    frame = json.dumps({"type": "ping", "padding": "x" * 4000})
+    flood_bytes = 8 * 2**20
+    sent = 0
+    # Sending blocks once the server stops reading; it fails once the server drops the client.
+    with contextlib.suppress(ConnectionClosed, TimeoutError):
+        while sent < flood_bytes:
+            await asyncio.wait_for(client.send(frame), 3)
+            sent += len(frame)
+    # What the buffers on the way hold, a read or two and the frames that got it closed.
+    print(f"{sent} bytes sent before the server stopped reading")
+    assert sent < flood_bytes // 8
+    assert await close_code(client) == consumers.CLOSE_FLOODING
+    raw.close()
 
 
 async def test_logging_out_closes_the_sessions_sockets(server):

@@ -1,5 +1,5 @@
-"""Token buckets in Redis, shared by every Daphne process: one per user for his sockets'
-messages, and one per user and per client address for opening sockets."""
+"""Token buckets in Redis, shared by every process: for sockets' messages and opens, chat
+messages, new tables."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import asyncio
 import weakref
 from functools import cache as once
 
+import redis
 import redis.asyncio
 from django.conf import settings
 from django.core.cache import cache
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-
-from games import presence
 
 # Refill, take and store in one atomic step, timed by the Redis clock so that the processes'
 # own clocks cannot disagree about it.
@@ -38,7 +37,7 @@ return taken
 
 @once
 def _take_script():
-    return presence.redis_client().register_script(_TAKE)
+    return redis.Redis.from_url(settings.REDIS_URL).register_script(_TAKE)
 
 
 # One asyncio client per event loop: its connections belong to the loop that opened them.
@@ -58,7 +57,7 @@ def _async_take_script():
 def key(subject: int | str) -> str:
     """The Redis key of one bucket (inside this site's cache prefix); a user id names the
     user's message bucket."""
-    return cache.make_key(f"games:rate:{subject}")
+    return cache.make_key(f"rate:{subject}")
 
 
 def take(subject: int | str, *, rate: float, burst: float) -> bool:
