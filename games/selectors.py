@@ -10,12 +10,15 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
+from durak_site.rows import ModelRows
 from games import presence
 from games.engine import Game as EngineGame
 from games.engine.autoplay import final_places
@@ -166,13 +169,39 @@ class TableSnapshot:
         ]
 
 
+@cache
+def _seats_query() -> tuple[ModelRows[Seat], ModelRows, str]:
+    seats, users = ModelRows(Seat), ModelRows(get_user_model(), ["id", "username"])
+    sql = (
+        f"SELECT {seats.columns('s')}, {users.columns('u')}"
+        f" FROM {Seat._meta.db_table} s JOIN {get_user_model()._meta.db_table} u"
+        " ON u.id = s.user_id WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.position"
+    )
+    return seats, users, sql
+
+
+def table_seats(table_id: int) -> list[Seat]:
+    """The table's active seats by position, each with its user's id and nickname loaded.
+
+    Read on every move: one statement written once, not compiled by the ORM on each call.
+    """
+    seats, users, sql = _seats_query()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [table_id])
+        rows = cursor.fetchall()
+    width = len(seats.fields)
+    found = []
+    for row in rows:
+        seat = seats.build(row[:width])
+        seat.user = users.build(row[width:])
+        found.append(seat)
+    return found
+
+
 def table_snapshot(*, table: Table, game: Game | None = None) -> TableSnapshot:
     """Read the table's current game, seats and players (`game` when the caller has it)."""
     game = game if game is not None else table_current_game(table=table)
-    active = {
-        seat.position: seat
-        for seat in Seat.objects.filter(table=table, left_at__isnull=True).select_related("user")
-    }
+    active = {seat.position: seat for seat in table_seats(table.pk)}
     nicknames = {seat.user_id: seat.user.username for seat in active.values()}
     if game is None:
         return TableSnapshot(table, None, None, active, nicknames)

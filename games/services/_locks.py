@@ -5,10 +5,13 @@ The wallet locks its accounts after these.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
+from django.db import connection
 from django.db.models import QuerySet
 
+from durak_site.rows import ModelRows
 from games.errors import GameError
 from games.models import Game, Seat, Table
 
@@ -22,14 +25,32 @@ def lock_table(table_id: Any) -> Table:
     return table
 
 
+@cache
+def _lock_game_query() -> tuple[ModelRows[Table], ModelRows[Game], str]:
+    tables, games = ModelRows(Table), ModelRows(Game)
+    # PostgreSQL locks the rows named by OF in that order: the table's, then the game's.
+    sql = (
+        f"SELECT {tables.columns('t')}, {games.columns('g')}"
+        f" FROM {Table._meta.db_table} t JOIN {Game._meta.db_table} g ON g.table_id = t.id"
+        " WHERE g.id = %s FOR UPDATE OF t, g"
+    )
+    return tables, games, sql
+
+
 def lock_game(game_id: Any) -> tuple[Table, Game]:
+    """The game and its table, both locked, in one statement written once (every move takes
+    it, and the ORM would compile it anew each time)."""
     if not is_int(game_id):
         raise GameError("game_not_found")
-    # Only the table's row is locked by the join; the game's is locked next, in the same order.
-    table = Table.objects.select_for_update(of=("self",)).filter(games__pk=game_id).first()
-    if table is None:
+    tables, games, sql = _lock_game_query()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game_id])
+        row = cursor.fetchone()
+    if row is None:
         raise GameError("game_not_found")
-    game = Game.objects.select_for_update().get(pk=game_id)
+    width = len(tables.fields)
+    table, game = tables.build(row[:width]), games.build(row[width:])
+    game.table = table
     return table, game
 
 

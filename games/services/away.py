@@ -109,9 +109,7 @@ def seat_mark_away(*, seat_id: int) -> bool:
             or not clocks.web_is_serving()  # he could not have come back
         ):
             return False
-        change = play.Change(
-            table, game, EngineGame.from_dict(game.state), list(play.seated(table))
-        )
+        change = play.Change(table, game, EngineGame.from_dict(game.state), play.seated(table))
         if play.drop_grace_until(change) is not None:
             return False  # everyone dropped at once: the sweep comes back after the grace
         seat.away = True

@@ -9,10 +9,11 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Max, QuerySet
+from django.db import connection, transaction
+from django.db.models import Max
 from django.utils import timezone
 
+from durak_site.rows import ModelRows
 from games import effects, presence, selectors
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction, bank_shares
 from games.engine import Game as EngineGame
@@ -38,7 +39,7 @@ AUTO_MOVES_PER_CHANGE = 300
 
 def game_start(*, table: Table) -> Game:
     """Deal a new game for the seated players (table row locked by the caller)."""
-    seats = list(seated(table))
+    seats = seated(table)
     seed = new_seed()
     engine = EngineGame.new(players=len(seats), seed=seed)
     number = (table.games.aggregate(last=Max("number"))["last"] or 0) + 1
@@ -70,8 +71,8 @@ def game_start(*, table: Table) -> Game:
 def game_apply_action(*, game_id: int, user, action: dict, expected_version: int) -> Game:
     """Play the user's move: checked, stored with its event and the next deadline, at once.
 
-    A fixed handful of statements whatever the length of the game: lock the table and the
-    game, read the seats, insert the events, update the game.
+    Three statements whatever the length of the game: lock the table and the game, read the
+    seats, insert the events and update the game.
     """
     if not is_int(expected_version):
         raise GameError("stale_version")
@@ -84,7 +85,7 @@ def game_apply_action(*, game_id: int, user, action: dict, expected_version: int
         if expected_version != game.version:
             raise GameError("stale_version")
         position = game.players.index(user.pk)
-        change = Change(table, game, EngineGame.from_dict(game.state), list(seated(table)))
+        change = Change(table, game, EngineGame.from_dict(game.state), seated(table))
         try:
             change.play(position, action, automatic=False)
         except IllegalAction as error:
@@ -118,7 +119,7 @@ def game_timeout(*, game_id: int, version: int) -> bool:
             or game.deadline > now
         ):
             return False
-        change = Change(table, game, EngineGame.from_dict(game.state), list(seated(table)))
+        change = Change(table, game, EngineGame.from_dict(game.state), seated(table))
         engine = change.engine
         grace = drop_grace_until(change)
         if grace is not None:
@@ -168,9 +169,9 @@ def is_absent(seat: Seat) -> bool:
     return seat.away and seat.disconnected_at is not None
 
 
-def seated(table: Table) -> QuerySet[Seat]:
-    """The table's active seats with their users, by position."""
-    return active_seats(table).select_related("user").order_by("position")
+def seated(table: Table) -> list[Seat]:
+    """The table's active seats with their users' nicknames, by position."""
+    return selectors.table_seats(table.pk)
 
 
 class Change:
@@ -241,10 +242,10 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         if position is None:
             break
         change.play(position, engine.timeout_action(position), automatic=True)
-    GameEvent.objects.bulk_create(change.events)
     game.state = engine.to_dict()
     result = None
     if engine.finished or game.stalemate:
+        _store_moves(change, updated=None)
         _game_finish(table=table, game=game, engine=engine)
         left = timezone.now()
         for seat in change.seats:
@@ -254,7 +255,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         seconds = table.turn_seconds if engine.deadline_kind == "turn" else table.throw_seconds
         # The deadline loop (games.deadlines) finds it by this indexed column.
         game.deadline = timezone.now() + timedelta(seconds=seconds)
-        game.save(update_fields=["state", "version", "deadline", "stalemate"])
+        _store_moves(change, updated=_MOVED_GAME)
         if table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
             effects.schedule_bot_move(game_id=game.pk, version=game.version)
     effects.publish(
@@ -270,6 +271,35 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         events_from=change.version_before,
         lobby=lobby and not table.private,
     )
+
+
+# What a move changes in its game's row (its finish saves the whole row).
+_MOVED_GAME = ModelRows(Game, ["state", "version", "deadline", "stalemate"])
+_EVENTS = ModelRows(GameEvent)
+
+
+def _store_moves(change: Change, *, updated: ModelRows[Game] | None) -> None:
+    """Insert the change's events and update the `updated` columns of its game, in one
+    statement written once: every move stores them, and the ORM would compile both anew."""
+    statements, params = [], []
+    if change.events:
+        insert, insert_params = _EVENTS.insert(change.events)
+        statements.append(insert)
+        params += insert_params
+    if updated is not None:
+        update, update_params = updated.update(change.game)
+        statements.append(update)
+        params += update_params
+    if not statements:
+        return
+    # A data-modifying WITH runs whether or not the statement after it reads from it.
+    sql = (
+        statements[0]
+        if len(statements) == 1
+        else f"WITH moves AS ({statements[0]}) {statements[1]}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:

@@ -127,7 +127,7 @@ def _practice_leave(*, table: Table, seat: Seat) -> None:
     seat.away, seat.disconnected_at = True, timezone.now()
     seat.save(update_fields=["away", "disconnected_at"])
     engine = EngineGame.from_dict(game.state)
-    play.advance_and_save(play.Change(table, game, engine, list(play.seated(table))))
+    play.advance_and_save(play.Change(table, game, engine, play.seated(table)))
 
 
 def table_expire(*, table_id: int) -> bool:
