@@ -8,6 +8,7 @@ import contextlib
 import json
 import socket
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import psycopg
@@ -15,6 +16,7 @@ import pytest
 import redis
 from django.conf import settings
 from django.contrib.sessions.models import Session
+from django.utils import timezone
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -263,14 +265,25 @@ async def test_a_new_password_or_a_deactivation_closes_the_users_sockets(server,
     assert await close_code(socket_) == consumers.CLOSE_UNAUTHENTICATED
 
 
-async def test_a_socket_whose_session_ended_otherwise_closes_at_its_next_message(server):
+def _delete_session(session_key: str) -> None:
+    # Without any signal, as an expired session's cleanup would.
+    Session.objects.filter(session_key=session_key).delete()
+
+
+def _expire_session(session_key: str) -> None:
+    Session.objects.filter(session_key=session_key).update(
+        expire_date=timezone.now() - timedelta(seconds=1)
+    )
+
+
+@pytest.mark.parametrize("end", [_delete_session, _expire_session])
+async def test_a_socket_whose_session_ended_otherwise_closes_at_its_next_message(server, end):
     users = await players(2)
     table = await open_table(users)
     cookie = await db(session_cookie)(users[0])
     socket_ = await open_socket(server, users[0], f"/ws/table/{table.pk}/", cookie=cookie)
     await receive(socket_, "state")
-    # Deleted without any signal, as an expired session's cleanup would.
-    await db(Session.objects.filter(session_key=cookie.split("=", 1)[1]).delete)()
+    await db(end)(cookie.split("=", 1)[1])
     # Pings at a pace within the rate limit, until the next session check closes the socket.
     deadline = time.monotonic() + consumers.SESSION_RECHECK_SECONDS + 10
     while time.monotonic() < deadline:
