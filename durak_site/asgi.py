@@ -8,13 +8,14 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from durak_site import backlog, heartbeats  # noqa: E402
+from durak_site import accepts, backlog, heartbeats  # noqa: E402
 from durak_site.db import AuthMiddlewareStack  # noqa: E402
 from durak_site.opens import OpenLimits  # noqa: E402
 from durak_site.origins import SiteOriginValidator  # noqa: E402
 from durak_site.outages import OutageMiddleware  # noqa: E402
 from durak_site.routing import websocket_urlpatterns  # noqa: E402
 
+accepts.install()
 backlog.install()
 heartbeats.beat_from_reactor()
 application = ProtocolTypeRouter(
