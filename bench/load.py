@@ -278,6 +278,9 @@ class Stats:
     mover: list[float] = field(default_factory=list)
     every_seat: list[float] = field(default_factory=list)
     last_seat: list[float] = field(default_factory=list)
+    # The last seat at the table a flooder watches, apart.
+    flooded_table: int | None = None
+    last_seat_flooded: list[float] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
     mover_last: int = 0
     timed_moves: int = 0
@@ -291,6 +294,7 @@ class Stats:
         self.mover.clear()
         self.every_seat.clear()
         self.last_seat.clear()
+        self.last_seat_flooded.clear()
         self.errors.clear()
 
 
@@ -413,6 +417,8 @@ class BenchTable:
                     del self.pending[sent_version]
                     if self.stats.measuring:
                         self.stats.last_seat.append(now - sent_at)
+                        if self.table_id == self.stats.flooded_table:
+                            self.stats.last_seat_flooded.append(now - sent_at)
                         self.stats.timed_moves += 1
                         self.stats.mover_last += seat == mover
         if game["status"] != "playing":
@@ -612,6 +618,7 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
             "mover": percentiles(stats.mover),
             "every_seat": percentiles(stats.every_seat),
             "last_seat": percentiles(stats.last_seat),
+            "last_seat_flooded_table": percentiles(stats.last_seat_flooded),
         },
         "deadline_late_ms": percentiles(stats.deadline_late),
         "mover_served_last_percent": round(100 * stats.mover_last / max(stats.timed_moves, 1), 1),
@@ -629,8 +636,10 @@ def print_run(title: str, result: dict) -> None:
     latency = result["latency_ms"]
     print(f"\n== {title}  ({result['seconds']} s, load average {result['load_average']})")
     print(f"moves/s {result['moves_per_second']}  ({result['moves']} moves)")
-    for name in ("mover", "every_seat", "last_seat"):
+    for name in ("mover", "every_seat", "last_seat", "last_seat_flooded_table"):
         row = latency[name]
+        if not row["count"]:
+            continue
         print(
             f"  {name:<10} n={row['count']:<6} p50 {row['p50']} ms  p90 {row['p90']} ms  "
             f"p99 {row['p99']} ms  max {row['max']} ms"
@@ -702,7 +711,7 @@ async def main(args) -> dict[str, Any]:
         if args.flood:
             flooding_user = (await asyncio.to_thread(bench_players, 1, "bench-flood"))[0]
             cookie = await asyncio.to_thread(session_cookie, flooding_user)
-            watched = opened[0][0]
+            watched = stats.flooded_table = opened[0][0]
             for kind in FLOODS:
                 async with Flooder(kind, args, watched, cookie) as flooder:
                     await asyncio.sleep(2)

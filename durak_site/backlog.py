@@ -90,12 +90,18 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
 
     def onMessage(self, payload, isBinary) -> None:
         if self.state != self.STATE_OPEN:
-            return  # the server closed the socket: what the client sent after that is moot
+            # The server closed the socket and the client still sends: nothing more is read (the
+            # close handshake's timeout drops the connection).
+            self.stop_reading()
+            return
         super().onMessage(payload, isBinary)
         if not self.reading_stopped and self.application_queue.qsize() >= WAITING_FRAMES:
-            self.reading_stopped = True
-            self.transport.pauseProducing()
+            self.stop_reading()
             self.read_when_handled()
+
+    def stop_reading(self) -> None:
+        self.reading_stopped = True
+        self.transport.pauseProducing()
 
     def processData(self) -> bool:
         # Autobahn parses everything read so far in one go: the rest waits here, unparsed.

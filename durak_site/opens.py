@@ -6,10 +6,15 @@ players may share one behind a router) and per session cookie, whose key names a
 without any read (a forged or random cookie is still counted by its address). Over either limit
 the socket is accepted and closed with ``CLOSE_OPENED_TOO_OFTEN``, as docs/protocol.md says, so
 that the client backs off. The sockets count each user's opens after the login too.
+
+Even a refusal costs the server a connection and a handshake, so it is answered only after
+``REFUSAL_DELAY_SECONDS``: a client that opens again as soon as it is refused gets one refusal
+a second per connection it keeps trying, while a waiting connection costs next to nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 
 from django.conf import settings
@@ -23,6 +28,8 @@ OPENS_PER_SECOND_SESSION = 0.5
 OPENS_BURST_SESSION = 20.0
 OPENS_PER_SECOND_ADDRESS = settings.SOCKET_ADDRESS_OPENS_PER_SECOND
 OPENS_BURST_ADDRESS = 30 * OPENS_PER_SECOND_ADDRESS
+# Well under Daphne's handshake timeout (5 s), which would refuse the socket without its code.
+REFUSAL_DELAY_SECONDS = 1.0
 
 
 class OpenLimits:
@@ -35,6 +42,7 @@ class OpenLimits:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "websocket" and not await opening_allowed(scope):
             await receive()  # the client's connect
+            await asyncio.sleep(REFUSAL_DELAY_SECONDS)
             await send({"type": "websocket.accept"})
             await send({"type": "websocket.close", "code": CLOSE_OPENED_TOO_OFTEN})
             return

@@ -4,8 +4,10 @@ foreign page (docs/security.md)."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
+import os
 import socket
 import time
 from datetime import timedelta
@@ -19,6 +21,7 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.frames import Frame, Opcode
 
 from durak_site import opens
 from games import consumers, presence
@@ -188,9 +191,12 @@ async def test_an_open_over_a_limit_is_refused_before_the_session_is_read(server
     # An open that looked its session up would now wait for the lock.
     with psycopg.connect(test_database_url()) as blocker:
         blocker.execute("LOCK TABLE django_session IN ACCESS EXCLUSIVE MODE")
+        opened_at = time.monotonic()
         socket_ = await open_socket(server, user, "/ws/lobby/", cookie=cookie)
         assert await first_message(socket_, timeout=5) == consumers.CLOSE_OPENED_TOO_OFTEN
         blocker.rollback()
+    # Answered late, so that a client reopening at once cannot make the server refuse it often.
+    assert time.monotonic() - opened_at >= opens.REFUSAL_DELAY_SECONDS
 
 
 async def test_a_client_sending_faster_than_it_is_served_is_not_read_on(server):
@@ -220,6 +226,43 @@ async def test_a_client_sending_faster_than_it_is_served_is_not_read_on(server):
     assert sent < flood_bytes // 8
     assert await close_code(client) == consumers.CLOSE_FLOODING
     raw.close()
+
+
+async def test_a_client_that_goes_on_sending_after_its_close_is_not_read(server):
+    (user,) = await players(1)
+    cookie = await db(session_cookie)(user)
+    opener = {"client": ["127.0.0.1", 0], "headers": [(b"cookie", cookie.encode())]}
+    while await opens.opening_allowed(opener):  # the server will close the next socket
+        pass
+    # A client by hand that never answers the server's close and goes on sending.
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16 * 1024)
+    raw.connect(("127.0.0.1", server.port))
+    reader, writer = await asyncio.open_connection(sock=raw)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET /ws/lobby/ HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        f"Origin: {server.url}\r\nCookie: {cookie}\r\n\r\n".encode()
+    )
+    assert b" 101 " in await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    close = await asyncio.wait_for(reader.readexactly(4), 10)
+    assert close[0] == 0x88 and int.from_bytes(close[2:4]) == consumers.CLOSE_OPENED_TOO_OFTEN
+    frame = Frame(Opcode.TEXT, json.dumps({"type": "ping"}).encode())
+    flood = frame.serialize(mask=True, extensions=[]) * (8 * 2**20 // 30)
+    writer.write(flood)
+    left_client = 0
+    deadline = time.monotonic() + 5
+    while not writer.transport.is_closing() and time.monotonic() < deadline:
+        left_client = max(left_client, len(flood) - writer.transport.get_write_buffer_size())
+        await asyncio.sleep(0.01)
+    print(f"{left_client} of {len(flood)} bytes left the client")
+    # What the kernel's buffers on the way and one read hold: the server stopped reading at the
+    # first frame (parsing for the second before the close handshake's timeout took far more).
+    assert left_client < 256 * 1024
+    # ...and dropped the connection, which it would otherwise keep open for the client's answer.
+    assert writer.transport.is_closing()
+    writer.close()
 
 
 async def test_logging_out_closes_the_sessions_sockets(server):
