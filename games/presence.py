@@ -117,7 +117,23 @@ def count(table_id: int, user_id: int) -> int:
 
 def connected(table_id: int, user_ids: list[int]) -> set[int]:
     """Those of `user_ids` with at least one live socket at the table."""
-    return audience(table_id, user_ids)[0]
+    return connected_at({table_id: user_ids})[table_id]
+
+
+def connected_at(users_by_table: dict[int, list[int]]) -> dict[int, set[int]]:
+    """For each table, those of its users with at least one live socket there: one round trip
+    for all of them (the sweeper asks about every playing table)."""
+    since = time.time() - STALE_SECONDS
+    pairs = [(table_id, user_id) for table_id, users in users_by_table.items() for user_id in users]
+    with redis_client().pipeline(transaction=False) as pipe:
+        for table_id, user_id in pairs:
+            pipe.zcount(key(table_id, user_id), since, "+inf")
+        counts = pipe.execute()
+    live: dict[int, set[int]] = {table_id: set() for table_id in users_by_table}
+    for (table_id, user_id), sockets in zip(pairs, counts, strict=True):
+        if sockets:
+            live[table_id].add(user_id)
+    return live
 
 
 def audience(table_id: int, user_ids: list[int]) -> tuple[set[int], bool]:

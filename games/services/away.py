@@ -77,9 +77,11 @@ def seats_mark_disconnected() -> None:
     by_table: dict[int, list[tuple[int, int]]] = {}
     for seat_id, table_id, user_id in seated:
         by_table.setdefault(table_id, []).append((seat_id, user_id))
+    live = presence.connected_at(
+        {table_id: [user_id for _seat, user_id in seats] for table_id, seats in by_table.items()}
+    )
     for table_id, seats in by_table.items():
-        live = presence.connected(table_id, [user_id for _seat, user_id in seats])
-        lost = [seat_id for seat_id, user_id in seats if user_id not in live]
+        lost = [seat_id for seat_id, user_id in seats if user_id not in live[table_id]]
         if not lost:
             continue
         with transaction.atomic():

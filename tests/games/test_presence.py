@@ -102,9 +102,13 @@ def test_a_heartbeat_keeps_a_socket_counted_and_brings_back_one_given_up():
 
 def test_a_player_whose_process_crashed_is_marked_away_after_one_turn():
     game, users = seated_game(2)
+    # Another table, whose players stay connected, is looked at in the same sweep.
+    other, other_users = seated_game(3)
     leader = EngineGame.from_dict(game.state).waiting_for[0]
     for user in users:
         services.presence_connect(table_id=game.table_id, user=user, connection="tab")
+    for user in other_users:
+        services.presence_connect(table_id=other.table_id, user=user, connection="tab")
     seats = Seat.objects.filter(table=game.table)
     assert all(seat.disconnected_at is None for seat in seats)
     # The leader's process dies: his socket never closes, it just stops being refreshed.
@@ -117,6 +121,7 @@ def test_a_player_whose_process_crashed_is_marked_away_after_one_turn():
     lost = Seat.objects.get(table=game.table, position=leader)
     assert lost.disconnected_at is not None and not lost.away
     assert Seat.objects.get(table=game.table, position=1 - leader).disconnected_at is None
+    assert not Seat.objects.filter(table=other.table, disconnected_at__isnull=False).exists()
 
     seats.filter(position=leader).update(
         disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
