@@ -318,19 +318,16 @@ def game_public_events(*, game: Game) -> list[dict[str, Any]]:
     a hand, the talon and the cards drawn from it are never part of an event.
     """
     # One move more than is shown, so that the first one shown knows whether it led its bout.
-    latest = list(GameEvent.objects.filter(game=game).order_by("-version")[: STATE_EVENTS + 1])
+    # Plain rows, not model instances: every socket that opens reads up to STATE_EVENTS of them.
+    fields = ("version", "bout", "seat", "action", "automatic")
+    latest = list(
+        GameEvent.objects.filter(game=game)
+        .order_by("-version")
+        .values_list(*fields)[: STATE_EVENTS + 1]
+    )
     latest.reverse()
-    before = latest.pop(0).bout if len(latest) > STATE_EVENTS else None
-    events = [
-        {
-            "version": event.version,
-            "bout": event.bout,
-            "seat": event.seat,
-            "action": event.action,
-            "automatic": event.automatic,
-        }
-        for event in latest
-    ]
+    before = latest.pop(0)[1] if len(latest) > STATE_EVENTS else None
+    events = [dict(zip(fields, event, strict=True)) for event in latest]
     return mark_leads(events, previous_bout=before)
 
 
