@@ -51,6 +51,12 @@ class ModelRows(Generic[M]):
                 values[index] = convert(values[index], field, connection)
         return self.model.from_db(DEFAULT_DB_ALIAS, self.attnames, values)
 
+    def split(self, values: Sequence[Any]) -> tuple[M, Sequence[Any]]:
+        """The instance of the first values of a row that goes on with other columns, and the
+        rest of the row."""
+        width = len(self.fields)
+        return self.build(values[:width]), values[width:]
+
     def insert(self, instances: Sequence[M]) -> tuple[str, list[Any]]:
         """An INSERT of the instances' values for these columns (the primary key left to the
         database), with its parameters."""

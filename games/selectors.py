@@ -189,11 +189,10 @@ def table_seats(table_id: int) -> list[Seat]:
     with connection.cursor() as cursor:
         cursor.execute(sql, [table_id])
         rows = cursor.fetchall()
-    width = len(seats.fields)
     found = []
     for row in rows:
-        seat = seats.build(row[:width])
-        seat.user = users.build(row[width:])
+        seat, rest = seats.split(row)
+        seat.user = users.build(rest)
         found.append(seat)
     return found
 

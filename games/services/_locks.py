@@ -48,8 +48,8 @@ def lock_game(game_id: Any) -> tuple[Table, Game]:
         row = cursor.fetchone()
     if row is None:
         raise GameError("game_not_found")
-    width = len(tables.fields)
-    table, game = tables.build(row[:width]), games.build(row[width:])
+    table, rest = tables.split(row)
+    game = games.build(rest)
     game.table = table
     return table, game
 

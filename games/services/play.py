@@ -244,20 +244,20 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         change.play(position, engine.timeout_action(position), automatic=True)
     game.state = engine.to_dict()
     result = None
-    if engine.finished or game.stalemate:
-        _store_moves(change, updated=None)
+    finished = engine.finished or game.stalemate
+    if not finished:
+        seconds = table.turn_seconds if engine.deadline_kind == "turn" else table.throw_seconds
+        # The deadline loop (games.deadlines) finds it by this indexed column.
+        game.deadline = timezone.now() + timedelta(seconds=seconds)
+    _store_moves(change)
+    if finished:
         _game_finish(table=table, game=game, engine=engine)
         left = timezone.now()
         for seat in change.seats:
             seat.left_at = left
         result = selectors.game_result(game=game)
-    else:
-        seconds = table.turn_seconds if engine.deadline_kind == "turn" else table.throw_seconds
-        # The deadline loop (games.deadlines) finds it by this indexed column.
-        game.deadline = timezone.now() + timedelta(seconds=seconds)
-        _store_moves(change, updated=_MOVED_GAME)
-        if table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
-            effects.schedule_bot_move(game_id=game.pk, version=game.version)
+    elif table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
+        effects.schedule_bot_move(game_id=game.pk, version=game.version)
     effects.publish(
         selectors.TableSnapshot(
             table,
@@ -273,31 +273,19 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
     )
 
 
-# What a move changes in its game's row (its finish saves the whole row).
+# What a move changes in its game's row (its finish then saves the whole row).
 _MOVED_GAME = ModelRows(Game, ["state", "version", "deadline", "stalemate"])
 _EVENTS = ModelRows(GameEvent)
 
 
-def _store_moves(change: Change, *, updated: ModelRows[Game] | None) -> None:
-    """Insert the change's events and update the `updated` columns of its game, in one
-    statement written once: every move stores them, and the ORM would compile both anew."""
-    statements, params = [], []
+def _store_moves(change: Change) -> None:
+    """Insert the change's events and update what moves change in its game, in one statement
+    written once: every move stores them, and the ORM would compile both anew."""
+    sql, params = _MOVED_GAME.update(change.game)
     if change.events:
         insert, insert_params = _EVENTS.insert(change.events)
-        statements.append(insert)
-        params += insert_params
-    if updated is not None:
-        update, update_params = updated.update(change.game)
-        statements.append(update)
-        params += update_params
-    if not statements:
-        return
-    # A data-modifying WITH runs whether or not the statement after it reads from it.
-    sql = (
-        statements[0]
-        if len(statements) == 1
-        else f"WITH moves AS ({statements[0]}) {statements[1]}"
-    )
+        # A data-modifying WITH runs whether or not the statement after it reads from it.
+        sql, params = f"WITH moves AS ({insert}) {sql}", [*insert_params, *params]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
 
