@@ -14,7 +14,8 @@ and mints their session cookies the way the tests do. Players are ``bench-N`` an
 A bot acts when its seat is the first the game waits for, with the engine's heuristic bot
 picking from the seat's ``legal_actions``, and sends ``act`` with the version it saw. For every
 move the latency is timed from the mover's ``act`` to each seat's ``state`` of a later version.
-A finished game is followed by a rematch at the same table. All bots open their sockets at
+A finished game is followed by a rematch at the same table, each player confirming it with
+the table page's form, posted to the platform. All bots open their sockets at
 once; the run prints how long it took until each had its first state, then warms up and
 measures; with ``--flood`` it then measures again while one more user floods table 0 from a
 process of its own (messages within his limits, over them, and socket churn). Printed for each
@@ -33,11 +34,14 @@ import json
 import logging
 import os
 import random
+import secrets
 import sys
 import time
+import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any
 
@@ -152,13 +156,29 @@ def open_tables(users: list, tables: int, idle: int) -> list[tuple[int, list[str
     return opened
 
 
-def rematch(table_id: int) -> None:
-    game = Game.objects.filter(table_id=table_id).order_by("-number").first()
-    users = get_user_model().objects.in_bulk(game.players)
-    for user_id in game.players:
-        with contextlib.suppress(services.GameError):
-            services.rematch_confirm(game_id=game.pk, user=users[user_id])
-    connection.close()
+def confirm_rematch(url: str, game_id: int, cookie: str, address: str) -> int:
+    """One player's rematch confirmation, posted as the table page's form posts it; the
+    response's status (the form redirects back to the table)."""
+    # A CSRF secret of the client's own choosing: Django accepts the cookie's value as the token.
+    token = secrets.token_hex(16)
+    parts = urllib.parse.urlsplit(url)
+    http = HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        http.request(
+            "POST",
+            f"/game/{game_id}/rematch/",
+            body=b"",
+            headers={
+                "Cookie": f"{cookie}; csrftoken={token}",
+                "X-CSRFToken": token,
+                "X-Forwarded-For": address,
+            },
+        )
+        response = http.getresponse()
+        response.read()
+        return response.status
+    finally:
+        http.close()
 
 
 # --- measurements of the platform's processes ----------------------------------------------
@@ -361,10 +381,17 @@ class BenchTable:
                         task.cancel()
                     if stop.is_set():
                         return
+                    if not reader.cancelled() and reader.exception() is not None:
+                        raise reader.exception()
+                    # The server closed the socket: an error as much as a refused move.
+                    self.stats.errors[f"closed:{socket.close_code}"] += 1
             except Exception as error:  # noqa: BLE001 - counted, then the bot reconnects
                 if stop.is_set():
                     return
-                self.stats.errors[f"socket:{type(error).__name__}"] += 1
+                code = getattr(getattr(error, "rcvd", None), "code", None)
+                self.stats.errors[
+                    f"closed:{code}" if code else f"socket:{type(error).__name__}"
+                ] += 1
             finally:
                 self.sockets[seat] = None
             await asyncio.sleep(1)
@@ -376,8 +403,6 @@ class BenchTable:
             kind = message.get("type")
             if kind == "error":
                 self.stats.errors[message.get("code")] += 1
-            elif kind == "close":
-                return
             elif kind == "state":
                 self.on_state(seat, message, now)
 
@@ -424,12 +449,21 @@ class BenchTable:
         if game["status"] != "playing":
             if state.get("rematch") is not None and not self.rematching:
                 self.rematching = True
-                self.background(asyncio.to_thread(rematch, self.table_id))
+                for rematching_seat in range(SEATS):
+                    self.background(self.rematch(game["id"], rematching_seat))
             return
         view = state["view"]
         moves = state["you"] == seat and view["waiting_for"] and view["waiting_for"][0] == seat
         if moves and not (self.idle and seat == 0):
             self.background(self.act(seat, view, version))
+
+    async def rematch(self, game_id: int, seat: int) -> None:
+        address = client_address(self.table_id, seat)
+        status = await asyncio.to_thread(
+            confirm_rematch, self.args.url, game_id, self.cookies[seat], address
+        )
+        if status != 302:
+            self.stats.errors[f"rematch:{status}"] += 1
 
     async def token(self, seat: int) -> None:
         """Wait for one of the seat's message tokens (the socket's token bucket, mirrored with
