@@ -1,10 +1,9 @@
 """The Redis channel layer with a connection pool that waits instead of failing, a send to many
 groups at once, and one reader per process.
 
-channels-redis gives each server a redis-py pool that raises ``MaxConnectionsError`` once its
-connections are all in use, as when hundreds of sockets close at once and each leaves its
-groups. A broadcast that raised after a commit would be lost; here a burst queues for a free
-connection instead.
+channels-redis gives each server a redis-py pool that raises once its connections are all in
+use, as when hundreds of sockets close at once and each leaves its groups; a broadcast that
+raised after a commit would be lost. Its pools here wait for a free connection instead.
 
 A change's states go to one group per seat and one for the spectators. ``group_send`` costs four
 round trips per group; ``group_send_many`` sends them all with two round trips per Redis server,
@@ -28,11 +27,10 @@ from collections import defaultdict, deque
 from channels_redis import core
 from redis.asyncio import BlockingConnectionPool
 
+from durak_site.redis_pools import waiting_pool
+
 logger = logging.getLogger(__name__)
 
-POOL_CONNECTIONS = 100
-# Far above any burst's wait; a layer whose Redis is gone still fails rather than hangs.
-POOL_WAIT_SECONDS = 30
 # Messages the reader takes off the process's list in one round trip.
 READ_BATCH = 256
 
@@ -159,12 +157,7 @@ class RedisChannelLayer(core.RedisChannelLayer):
 
     def create_pool(self, index: int) -> BlockingConnectionPool:
         host = dict(self.hosts[index])
-        return BlockingConnectionPool.from_url(
-            host.pop("address"),
-            max_connections=POOL_CONNECTIONS,
-            timeout=POOL_WAIT_SECONDS,
-            **host,
-        )
+        return waiting_pool(host.pop("address"), **host)
 
     async def receive(self, channel: str) -> dict:
         if "!" not in channel:
@@ -198,10 +191,7 @@ class RedisChannelLayer(core.RedisChannelLayer):
         inbox = self.inboxes.get(process_channel)
         if inbox is None or inbox.loop.is_closed():
             return False
-        try:
-            same_loop = asyncio.get_running_loop() is inbox.loop
-        except RuntimeError:
-            same_loop = False
+        same_loop = asyncio.get_running_loop() is inbox.loop
         for channels, message in parts:
             if same_loop:
                 inbox.put(channels, message)

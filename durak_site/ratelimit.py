@@ -11,15 +11,10 @@ import redis
 import redis.asyncio
 from django.conf import settings
 from django.core.cache import cache
-from redis.asyncio import BlockingConnectionPool
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-# Connections per event loop for the buckets. A burst beyond them (hundreds of sockets opening
-# at once, each checking its address and cookie) waits for a free one: redis-py's own pool
-# raises once 100 are in use, and the socket would be closed as if Redis were down.
-POOL_CONNECTIONS = 100
-POOL_WAIT_SECONDS = 30
+from durak_site.redis_pools import waiting_pool
 
 # Refill, take and store in one atomic step, timed by the Redis clock so that the processes'
 # own clocks cannot disagree about it.
@@ -55,13 +50,9 @@ def _async_take_script():
     loop = asyncio.get_running_loop()
     script = _async_take_scripts.get(loop)
     if script is None:
-        # A connection that Redis dropped (a restart, a network blip) is replaced at once.
-        pool = BlockingConnectionPool.from_url(
-            settings.REDIS_URL,
-            max_connections=POOL_CONNECTIONS,
-            timeout=POOL_WAIT_SECONDS,
-            retry=Retry(NoBackoff(), 1),
-        )
+        # A connection that Redis dropped (a restart, a network blip) is replaced at once. A
+        # crowd of sockets opening at once, each checking two buckets, waits for connections.
+        pool = waiting_pool(settings.REDIS_URL, retry=Retry(NoBackoff(), 1))
         client = redis.asyncio.Redis(connection_pool=pool)
         script = _async_take_scripts[loop] = client.register_script(_TAKE)
     return script

@@ -13,7 +13,7 @@ from django.conf import settings
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import MaxConnectionsError
 
-from durak_site import channel_layer
+from durak_site import channel_layer, redis_pools
 
 SOCKETS = 300
 
@@ -37,7 +37,7 @@ async def received(receiver, channel: str, count: int) -> list[int]:
 
 @pytest.mark.asyncio
 async def test_a_burst_of_group_changes_waits_for_a_free_connection(monkeypatch):
-    monkeypatch.setattr(channel_layer, "POOL_CONNECTIONS", 4)
+    monkeypatch.setattr(redis_pools, "POOL_CONNECTIONS", 4)
     layer = channel_layer.RedisChannelLayer(**layer_config())
     await close_all_at_once(layer)  # raises nothing
     assert await layer.connection(0).zcard(layer._group_key("burst-test")) == 0

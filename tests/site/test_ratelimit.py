@@ -9,7 +9,7 @@ import redis.asyncio
 from django.conf import settings
 from redis.exceptions import MaxConnectionsError
 
-from durak_site import ratelimit
+from durak_site import ratelimit, redis_pools
 
 CHECKS = 300
 
@@ -17,7 +17,7 @@ CHECKS = 300
 @pytest.mark.asyncio
 async def test_a_burst_of_checks_waits_for_a_free_connection(monkeypatch):
     # Hundreds of sockets opening at once each check their address's and cookie's buckets.
-    monkeypatch.setattr(ratelimit, "POOL_CONNECTIONS", 4)
+    monkeypatch.setattr(redis_pools, "POOL_CONNECTIONS", 4)
     taken = await asyncio.gather(
         *(ratelimit.take_async(f"burst-test-{n}", rate=1, burst=2) for n in range(CHECKS))
     )
