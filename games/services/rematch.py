@@ -38,7 +38,8 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
         if active_seats(table).count() == len(game.players):
             play.game_start(table=table)  # announces the new game itself
         else:
-            effects.announce(table=table)
+            # A finished game's table left the lobby when that game started.
+            effects.announce(table=table, lobby=False)
 
 
 def rematch_expire(*, table_id: int) -> bool:
@@ -56,5 +57,5 @@ def rematch_expire(*, table_id: int) -> bool:
         for seat in seats:
             seat_release(table=table, seat=seat)
         if seats:
-            effects.announce(table=table)
+            effects.announce(table=table, lobby=False)
         return bool(seats)

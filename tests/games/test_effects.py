@@ -10,7 +10,7 @@ from games import effects, services
 from games.effects import Announcement, AwayCheck, Publication
 from games.engine import Game as EngineGame
 from games.services import GameError
-from tests.games.test_services import bot_move, seated_game
+from tests.games.test_services import bot_move, play_out, seated_game
 
 pytestmark = pytest.mark.django_db
 
@@ -59,6 +59,17 @@ def test_a_closed_last_socket_schedules_one_away_check_and_a_table_only_announce
         AwayCheck(seat.pk, 20.5),
         Announcement(game.table_id, lobby=False),
     ]
+
+
+def test_a_rematch_confirmation_tells_the_table_and_not_the_lobby(
+    django_capture_on_commit_callbacks,
+):
+    # The finished game's table left the lobby when that game started; only its sockets care.
+    game, users = seated_game(2)
+    game = play_out(game, users)
+    with django_capture_on_commit_callbacks() as callbacks:
+        services.rematch_confirm(game_id=game.pk, user=users[0])
+    assert callbacks == [Announcement(game.table_id, lobby=False)]
 
 
 def test_the_effects_send_tasks_the_worker_knows_by_name():
