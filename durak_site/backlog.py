@@ -79,6 +79,11 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
                 self.transport.getHandle().setsockopt(socket.SOL_SOCKET, option, size)
 
     def serverSend(self, content, binary=False) -> None:
+        if self.state in (self.STATE_CLOSING, self.STATE_CLOSED):
+            # The client left while its state was on the way: nobody is there to read it.
+            # Autobahn would raise, and the exception would end the socket's handler before
+            # it handled the disconnect (its presence and groups would never be cleaned up).
+            return
         if self.backlog is not None and self.backlog.full:
             self.backlog.waiting += len(content)
             if self.backlog.waiting > settings.SOCKET_BACKLOG_BYTES:
