@@ -15,6 +15,8 @@ has ``WAITING_FRAMES`` frames waiting is not read until it has worked them down 
 the client back), and once the server has closed a socket it parses nothing more the client
 sent: a flooder costs the few frames that got him closed. The kernel's receive buffer is
 ``SOCKET_RECEIVE_BUFFER_BYTES`` (0: its own tuning, up to ``net.ipv4.tcp_rmem``).
+
+A frame for a client that has already left is dropped rather than raised.
 """
 
 from __future__ import annotations

@@ -108,14 +108,13 @@ def table_leave(*, table_id: int, user) -> Table:
             return table
         if table.status == Table.Status.PLAYING:
             raise GameError("game_in_progress")
+        # A withdrawn rematch confirmation leaves a closed table: the lobby does not list it.
+        listed = table.status == Table.Status.OPEN
         seat_release(table=table, seat=seat)
-        if (
-            table.status == Table.Status.OPEN
-            and not table.seat_set.filter(left_at__isnull=True).exists()
-        ):
+        if listed and not table.seat_set.filter(left_at__isnull=True).exists():
             table.status = Table.Status.CLOSED
             table.save(update_fields=["status"])
-        effects.announce(table=table)
+        effects.announce(table=table, lobby=listed)
     return table
 
 

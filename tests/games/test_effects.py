@@ -10,6 +10,7 @@ from games import effects, services
 from games.effects import Announcement, AwayCheck, Publication
 from games.engine import Game as EngineGame
 from games.services import GameError
+from tests.games.conftest import STAKE, create_player
 from tests.games.test_services import bot_move, play_out, seated_game
 
 pytestmark = pytest.mark.django_db
@@ -70,6 +71,20 @@ def test_a_rematch_confirmation_tells_the_table_and_not_the_lobby(
     with django_capture_on_commit_callbacks() as callbacks:
         services.rematch_confirm(game_id=game.pk, user=users[0])
     assert callbacks == [Announcement(game.table_id, lobby=False)]
+    # Withdrawing the confirmation leaves the table as closed as it was.
+    with django_capture_on_commit_callbacks() as callbacks:
+        services.table_leave(table_id=game.table_id, user=users[0])
+    assert callbacks == [Announcement(game.table_id, lobby=False)]
+
+
+def test_the_last_player_leaving_an_open_table_takes_it_out_of_the_lobby(
+    django_capture_on_commit_callbacks,
+):
+    creator = create_player()
+    table = services.table_create(user=creator, stake=STAKE, seats=2)
+    with django_capture_on_commit_callbacks() as callbacks:
+        services.table_leave(table_id=table.pk, user=creator)
+    assert callbacks == [Announcement(table.pk, lobby=True)]
 
 
 def test_the_effects_send_tasks_the_worker_knows_by_name():
