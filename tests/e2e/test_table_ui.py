@@ -188,6 +188,36 @@ def test_a_turn_change_moves_nothing_and_the_title_calls_the_waited_player(
     assert box_of(watcher, "#hand")["y"] == watcher_hand["y"]
 
 
+CARD_TOPS_OVER_FRAMES = """([code, frames]) => new Promise(done => {
+  const card = document.querySelector(`#hand .pcard[data-card='${code}']`);
+  const tops = [];
+  const sample = () => {
+    tops.push(card.getBoundingClientRect().top);
+    if (tops.length < frames) requestAnimationFrame(sample); else done(tops);
+  };
+  requestAnimationFrame(sample);
+})"""
+
+
+def test_a_card_under_a_resting_pointer_holds_still_lifted_or_selected(browser, live_url, off_loop):
+    table, leader, _ = started_game(off_loop, ("rester", "restwatch"))
+    page = open_table(browser, live_url, leader, table.pk)
+    card = page.locator("#hand .pcard.playable").first
+    code = card.get_attribute("data-card")
+    rest = card.bounding_box()
+    # The pointer rests on the card's lower edge while the countdowns tick (each tick lays the
+    # page out again): the lifted card must not rise off the pointer, drop, and rise again.
+    page.mouse.move(rest["x"] + 20, rest["y"] + rest["height"] - 2)
+    tops = page.evaluate(CARD_TOPS_OVER_FRAMES, [code, 60])
+    assert set(tops[20:]) == {rest["y"] - 6}, tops
+
+    # Selected, it stands higher than a merely pointed-at card, pointer on it or not.
+    card.click(position={"x": 12, "y": 14})
+    expect(card).to_have_class(re.compile(r"\bselected\b"))
+    tops = page.evaluate(CARD_TOPS_OVER_FRAMES, [code, 30])
+    assert set(tops[15:]) == {rest["y"] - 18}, tops
+
+
 def hand_codes(page: Page) -> list[str]:
     return page.locator("#hand .pcard").evaluate_all("cards => cards.map(c => c.dataset.card)")
 
