@@ -53,10 +53,22 @@ class RedisTransport(redis.Transport):
 
 @signals.task_postrun.connect
 def drop_broken_connections(**kwargs) -> None:
-    """Workers keep their database connection across tasks: replace it once broken or old."""
+    """A task gives its database connection back to the process's pool (a broken one is
+    dropped and replaced)."""
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+def forget_parent_database_pools() -> None:
+    """A pool process forked from the worker starts a database pool of its own: Celery closes
+    the inherited one in each new child, which would end the parent's open connections."""
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    DatabaseWrapper._connection_pools.clear()
+
+
+os.register_at_fork(after_in_child=forget_parent_database_pools)
 
 
 # This process's heartbeat (durak_site.heartbeats), while it runs as a worker or as beat.

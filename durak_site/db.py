@@ -1,8 +1,8 @@
 """Database work called from async code, spread over a few threads of each web process.
 
 Channels runs every ``database_sync_to_async`` call of a process on one thread, so one slow
-call queues all the others behind it. Here each process has ``DB_THREADS`` threads, each with
-its own persistent connection (closed when obsolete or broken, as Django does per request).
+call queues all the others behind it. Here each process has ``DB_THREADS`` threads; each call
+borrows a connection from the process's pool and gives it back (settings ``DATABASES``).
 """
 
 from __future__ import annotations

@@ -311,8 +311,6 @@ def test(pytest_args: list[str]) -> int:
     # pytest builds its own test database, so the development one is left alone.
     os.environ.setdefault("NIGHTLY_BACKUP_AT", "off")
     started = _prepare(migrate=False)
-    # Connections opened in worker threads must not outlive a test and block database teardown.
-    os.environ.setdefault("DB_CONN_MAX_AGE", "0")
     browser = ensure_browser()
     if browser and browser != "playwright":
         os.environ.setdefault("CHROMIUM_PATH", browser)
