@@ -311,6 +311,9 @@ def test(pytest_args: list[str]) -> int:
     # pytest builds its own test database, so the development one is left alone.
     os.environ.setdefault("NIGHTLY_BACKUP_AT", "off")
     started = _prepare(migrate=False)
+    # The concurrency tests run fifty threads in one process, each holding a connection as
+    # fifty processes would: more than a web process's pool lets it keep.
+    os.environ.setdefault("DB_POOL_MAX_SIZE", "64")
     browser = ensure_browser()
     if browser and browser != "playwright":
         os.environ.setdefault("CHROMIUM_PATH", browser)

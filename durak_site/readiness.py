@@ -46,7 +46,9 @@ def database_problem(*, migrating: bool = False, alias: str = DEFAULT_DB_ALIAS) 
     connection = connections[alias]
     where = describe(alias)
     try:
-        connection.ensure_connection()
+        # Straight to the server: the connection pool would retry for its whole timeout.
+        with connection.wrap_database_errors:
+            connection.Database.connect(**connection.get_connection_params()).close()
         tables = set(connection.introspection.table_names())
     except OperationalError as error:
         reason = first_cause(error)
