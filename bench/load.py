@@ -14,8 +14,8 @@ and mints their session cookies the way the tests do. Players are ``bench-N`` an
 A bot acts when its seat is the first the game waits for, with the engine's heuristic bot
 picking from the seat's ``legal_actions``, and sends ``act`` with the version it saw. For every
 move the latency is timed from the mover's ``act`` to each seat's ``state`` of a later version.
-A finished game is followed by a rematch at the same table, each player confirming it with
-the table page's form, posted to the platform. All bots open their sockets at
+A finished game is followed by a rematch at the same table, each player confirming it over
+his socket, as the table page does. All bots open their sockets at
 once; the run prints how long it took until each had its first state, then warms up and
 measures; with ``--flood`` it then measures again while one more user floods table 0 from a
 process of its own (messages within his limits, over them, and socket churn). Printed for each
@@ -34,14 +34,11 @@ import json
 import logging
 import os
 import random
-import secrets
 import sys
 import time
-import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any
 
@@ -154,31 +151,6 @@ def open_tables(users: list, tables: int, idle: int) -> list[tuple[int, list[str
         opened.append((table.pk, [session_cookie(by_seat[uid]) for uid in game.players]))
     connection.close()
     return opened
-
-
-def confirm_rematch(url: str, game_id: int, cookie: str, address: str) -> int:
-    """One player's rematch confirmation, posted as the table page's form posts it; the
-    response's status (the form redirects back to the table)."""
-    # A CSRF secret of the client's own choosing: Django accepts the cookie's value as the token.
-    token = secrets.token_hex(16)
-    parts = urllib.parse.urlsplit(url)
-    http = HTTPConnection(parts.hostname, parts.port, timeout=30)
-    try:
-        http.request(
-            "POST",
-            f"/game/{game_id}/rematch/",
-            body=b"",
-            headers={
-                "Cookie": f"{cookie}; csrftoken={token}",
-                "X-CSRFToken": token,
-                "X-Forwarded-For": address,
-            },
-        )
-        response = http.getresponse()
-        response.read()
-        return response.status
-    finally:
-        http.close()
 
 
 # --- measurements of the platform's processes ----------------------------------------------
@@ -458,12 +430,11 @@ class BenchTable:
             self.background(self.act(seat, view, version))
 
     async def rematch(self, game_id: int, seat: int) -> None:
-        address = client_address(self.table_id, seat)
-        status = await asyncio.to_thread(
-            confirm_rematch, self.args.url, game_id, self.cookies[seat], address
-        )
-        if status != 302:
-            self.stats.errors[f"rematch:{status}"] += 1
+        """Confirm over the seat's socket, as the table page does; a refusal comes back as an
+        error and is counted there."""
+        await self.token(seat)
+        with contextlib.suppress(Exception):
+            await self.sockets[seat].send(json.dumps({"type": "rematch", "game": game_id}))
 
     async def token(self, seat: int) -> None:
         """Wait for one of the seat's message tokens (the socket's token bucket, mirrored with

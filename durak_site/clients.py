@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from allauth.account.adapter import get_adapter
 from django.conf import settings
@@ -44,6 +45,18 @@ def client_of(request: HttpRequest) -> Client:
         address=address,
         browser_id=getattr(request, "browser_id", ""),
         user_agent_hash=user_agent_hash(request.META.get("HTTP_USER_AGENT", "")),
+    )
+
+
+def client_of_scope(scope: Mapping[str, Any]) -> Client:
+    """The same for a WebSocket: the address the server took from the connection (behind the
+    proxy, from the X-Forwarded-For it sets), the browser's cookie id and its user agent's hash."""
+    known = scope.get("cookies", {}).get(BROWSER_COOKIE, "")
+    agent = next((value for name, value in scope.get("headers", []) if name == b"user-agent"), b"")
+    return Client(
+        address=(scope.get("client") or [None])[0],
+        browser_id=known if BROWSER_ID.fullmatch(known) else "",
+        user_agent_hash=user_agent_hash(agent.decode("latin-1")),
     )
 
 

@@ -25,6 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site import handshakes, opens, ratelimit, sockets
+from durak_site.clients import client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
 from games import broadcast, presence, selectors, services
@@ -62,6 +63,7 @@ TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "act": {"action": dict, "version": int},
     "sync": {"version": int},
     "back": {},
+    "rematch": {"game": int},
     "chat": {"text": str},
     "chat_phrase": {"phrase": str},
     "chat_mute": {"nickname": str, "muted": bool},
@@ -431,7 +433,25 @@ class TableConsumer(JsonSocket):
             if error.code in {"stale_version", "game_finished"}:
                 await self.send_whole_state()
             return
-        # The mover is served first; his other sockets and everyone else after.
+        await self.deliver_own_first(outbox)
+
+    async def on_rematch(self, message: dict) -> None:
+        held_game = self.held["game"] if self.held else None
+        try:
+            # Only the game this socket shows: no other table's game is confirmed from here.
+            if held_game is None or held_game["id"] != message["game"]:
+                raise GameError("rematch_closed")
+            with broadcast.collected() as outbox:
+                await database_sync_to_async(services.rematch_confirm)(
+                    game_id=message["game"], user=self.user, client=client_of_scope(self.scope)
+                )
+        except GameError as error:
+            await self.send_error(error.code, error.message)
+            return
+        await self.deliver_own_first(outbox)
+
+    async def deliver_own_first(self, outbox: list[broadcast.Message]) -> None:
+        """Serve the user who made the change first; his other sockets and everyone else after."""
         mine = broadcast.user_group(self.table_id, self.user.pk)
         for message_sent in outbox:
             if message_sent.group == mine:

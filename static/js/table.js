@@ -59,6 +59,7 @@ function context() {
     takeArmed: store.takeArmed,
     rematch: store.openRematch(),
     rematchAgreed: store.rematchAgreed,
+    rematchSent: store.rematchSent,
     sortBy: settings().hand_order,
     cardSize: settings().card_size,
     nameOf,
@@ -146,6 +147,7 @@ function onMessage(message) {
     showToast(errorText(message), true);
   } else if (message.type === "error") {
     store.endMove();
+    store.rematchSent = false; // a refused confirmation may be tried again
     showToast(errorText(message), true);
     render();
   }
@@ -196,6 +198,13 @@ els.playfield.addEventListener("click", (event) => {
 });
 
 bindAway(() => socket.send({ type: "back" }));
+// The rematch is confirmed over the socket; while it is down, the form posts and the page reloads.
+document.getElementById("result").addEventListener("submit", (event) => {
+  if (!socket.send({ type: "rematch", game: store.gameId })) return;
+  event.preventDefault();
+  store.rematchSent = true;
+  render();
+});
 bindChat((message) => {
   const sent = socket.send(message);
   if (!sent) showToast(t("chat_offline"), true);

@@ -582,8 +582,12 @@ def test_a_started_rematch_shows_the_top_of_the_page(
     )
     other_page = log_in(browser, live_url, other, viewport, locale)
     other_page.goto(f"{live_url}/table/{table.pk}/")
-    page.get_by_test_id("rematch").click()  # the form reloads the page
-    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    page.evaluate("() => { window.keptPage = true; }")
+    page.get_by_test_id("rematch").click()
+    # Confirmed over the socket: the page stays, and says who agreed.
+    expect(page.get_by_test_id("rematch-info")).to_contain_text(leader.username)
+    expect(page.get_by_test_id("rematch")).to_be_disabled()
+    assert page.evaluate("() => window.keptPage === true")
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
     page.wait_for_function("() => window.scrollY > 0")
 
@@ -600,8 +604,7 @@ def test_a_lapsed_rematch_tells_who_agreed_that_his_stake_came_back(
     table, game, leader, _other, page = finished_table_page(
         browser, live_url, off_loop, play_out, "lapse", viewport, locale
     )
-    page.get_by_test_id("rematch").click()  # the form reloads the page
-    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    page.get_by_test_id("rematch").click()
     expect(page.get_by_test_id("rematch-info")).to_contain_text(leader.username)
     held = off_loop(user_balance, user=leader)
 

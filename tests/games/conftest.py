@@ -148,8 +148,16 @@ def strings_in(value: Any):
 class TableClient:
     """One browser tab on the table socket; checks every state frame for leaked cards."""
 
-    def __init__(self, user, table_id: int, snapshots: Snapshots) -> None:
+    def __init__(
+        self,
+        user,
+        table_id: int,
+        snapshots: Snapshots,
+        headers: tuple = (),
+        address: str | None = None,
+    ) -> None:
         self.user = user
+        self.headers, self.address = list(headers), address
         self.table_id = table_id
         self.snapshots = snapshots
         self.communicator: WebsocketCommunicator | None = None
@@ -160,15 +168,20 @@ class TableClient:
 
     async def connect(self) -> dict:
         cookie = await database_sync_to_async(session_cookie)(self.user)
+        # One cookie header, as a browser sends: the session's and any of the test's own.
+        cookies = "; ".join([cookie, *(v.decode() for n, v in self.headers if n == b"cookie")])
         self.communicator = WebsocketCommunicator(
             application,
             f"/ws/table/{self.table_id}/",
             headers=[
                 (b"origin", b"http://localhost"),
                 (b"host", b"localhost"),
-                (b"cookie", cookie.encode()),
+                (b"cookie", cookies.encode()),
+                *((name, value) for name, value in self.headers if name != b"cookie"),
             ],
         )
+        if self.address is not None:  # as the server takes it from the connection
+            self.communicator.scope["client"] = [self.address, 50000]
         connected, _ = await self.communicator.connect(timeout=5)
         assert connected
         return await self.receive("state")

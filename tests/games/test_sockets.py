@@ -19,6 +19,7 @@ from django.utils import timezone
 import durak_site.db
 from durak_site import outages
 from durak_site.asgi import application
+from durak_site.clients import user_agent_hash
 from games import consumers, effects, presence, services
 from games.engine import Game as EngineGame
 from games.engine import split_bank
@@ -674,5 +675,69 @@ async def test_a_player_marked_away_says_he_is_back_and_the_mark_clears(snapshot
     await watcher.connect()
     await watcher.send({"type": "back"})
     assert (await watcher.receive("error"))["code"] == "not_seated"
+    for client in (first, second, watcher):
+        await client.close()
+
+
+# --- rematch -------------------------------------------------------------------------------
+
+
+async def test_a_rematch_is_confirmed_over_the_socket_and_starts_once_all_have(
+    snapshots, fast_clients
+):
+    users = await players(3)
+    table = await open_table(users[:2], 2)
+    browser = "b" * 22
+    headers = [(b"user-agent", b"Bench/1.0"), (b"cookie", f"browser={browser}".encode())]
+    clients = [
+        TableClient(user, table.pk, snapshots, headers, address=f"192.0.2.{number}")
+        for number, user in enumerate(users[:2], start=10)
+    ]
+    for client in clients:
+        await client.connect()
+    first, second = clients
+    game = await play_through_sockets(table, clients)
+    balance = await db(user_balance)(user=users[0])
+
+    # Refused, changing nothing: a game this socket does not show, a spectator, a bad message.
+    await first.send({"type": "rematch", "game": game.pk + 1})
+    assert (await first.receive("error"))["code"] == "rematch_closed"
+    watcher = TableClient(users[2], table.pk, snapshots)
+    await watcher.connect()
+    await watcher.send({"type": "rematch", "game": game.pk})
+    assert (await watcher.receive("error"))["code"] == "not_a_player"
+    await first.send({"type": "rematch", "game": str(game.pk)})
+    assert (await first.receive("error"))["code"] == "bad_message"
+    assert await db(user_balance)(user=users[0]) == balance
+
+    await first.send({"type": "rematch", "game": game.pk})
+    mine = await first.receive("state")  # the confirming player is served first
+    assert mine["rematch"]["confirmed"] == [0]
+    assert (await second.receive("state"))["rematch"]["confirmed"] == [0]
+    assert await db(user_balance)(user=users[0]) == balance - STAKE
+    seat = await db(Seat.objects.get)(table=table, user=users[0], left_at__isnull=True)
+    # Where the confirmation came from, for the fair-play checks, as a form post records it.
+    assert (seat.client_address, seat.browser_id, seat.user_agent_hash) == (
+        "192.0.2.10",
+        browser,
+        user_agent_hash("Bench/1.0"),
+    )
+
+    # A double click is refused and holds nothing more.
+    await first.send({"type": "rematch", "game": game.pk})
+    assert (await first.receive("error"))["code"] == "rematch_already_confirmed"
+    assert await db(user_balance)(user=users[0]) == balance - STAKE
+
+    await second.send({"type": "rematch", "game": game.pk})
+    for client in (first, second, watcher):
+        state = await client.receive("state")
+        while state["game"]["id"] == game.pk:
+            state = await client.receive("state")
+        assert state["game"]["status"] == "playing" and state["version"] == 0
+    # The old game is no longer the one shown: confirming it again is refused.
+    await first.send({"type": "rematch", "game": game.pk})
+    assert (await first.receive("error"))["code"] == "rematch_closed"
+    assert first.errors[-1]["message"]  # in words, not only a code
+    await db(call_command)("ledger_check")
     for client in (first, second, watcher):
         await client.close()

@@ -123,3 +123,17 @@ test("a page opened after confirming a rematch remembers it when the offer lapse
   assert.equal(store.rematchAgreed, true);
   assert.equal(new TableStore({ ...finished, rematch: { confirmed: [0] } }).rematchAgreed, false);
 });
+
+test("a rematch confirmation sent waits for the own seat's, not another player's", () => {
+  const finished = { version: 40, game: { id: 1 }, you: 1, view: { hand: [] } };
+  const store = new TableStore({ ...finished, rematch: { confirmed: [] } });
+  store.rematchSent = true;
+  store.receive({ ...finished, rematch: { confirmed: [0] } });
+  assert.equal(store.rematchSent, true);
+  store.receive({ ...finished, rematch: { confirmed: [0, 1] } });
+  assert.equal(store.rematchSent, false);
+  assert.equal(store.rematchAgreed, true);
+  store.rematchSent = true;
+  store.receive({ ...finished, version: 0, game: { id: 2 }, rematch: null });
+  assert.equal(store.rematchSent, false);
+});

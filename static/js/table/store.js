@@ -11,8 +11,10 @@ export class TableStore {
     this.inFlight = null; // {version, timer} while a move awaits the server's answer
     this.clockOffsetMs = 0; // server clock minus local clock
     this.takeArmed = false; // «Взять» pressed once where the settings ask to confirm it
-    // The own seat confirmed a rematch of the game shown (the confirming form reloads the page).
+    // The own seat confirmed a rematch of the game shown (known from the state: a confirmation
+    // sent while the socket was down posts the form, which reloads the page).
     this.rematchAgreed = Boolean(state.rematch?.confirmed?.includes(this.seat));
+    this.rematchSent = false; // a confirmation sent over the socket awaits its answer
   }
 
   get view() {
@@ -65,6 +67,8 @@ export class TableStore {
     this.takeArmed = false;
     if (message.game?.id !== current.game?.id) this.rematchAgreed = false;
     if (message.rematch?.confirmed?.includes(this.seat)) this.rematchAgreed = true;
+    // Another player's confirmation may come first: only the own one (or a new game) answers.
+    if (this.rematchAgreed || message.game?.id !== current.game?.id) this.rematchSent = false;
     this.endMove();
     return true;
   }

@@ -32,7 +32,7 @@ function rematchText({ rematch, total, closed, agreed }, nameOf) {
 }
 
 function rematchBlock(inputs, nameOf) {
-  const { rematch, mine, gameId } = inputs;
+  const { rematch, mine, gameId, sent } = inputs;
   const block = fromTemplate("rematch-template");
   const confirmed = rematch?.confirmed || [];
   slot(block, "info").textContent = rematchText(inputs, nameOf);
@@ -40,7 +40,7 @@ function rematchBlock(inputs, nameOf) {
   if (mine !== null && rematch) {
     form.setAttribute("action", form.getAttribute("action").replace("/0/", `/${gameId}/`));
     const submit = form.querySelector("button");
-    if (confirmed.includes(mine)) {
+    if (confirmed.includes(mine) || sent) {
       submit.disabled = true;
       submit.textContent = t("rematch_waiting");
     }
@@ -67,12 +67,13 @@ const draw = region((inputs, nameOf) => {
   node.replaceChildren(box);
 });
 
-export function renderResult({ state, seat, nameOf, rematch, rematchAgreed }) {
+export function renderResult({ state, seat, nameOf, rematch, rematchAgreed, rematchSent }) {
   draw(
     {
       result: state.result || null,
       closed: state.table?.status === "closed",
       agreed: rematchAgreed,
+      sent: rematchSent,
       rematch,
       mine: seat,
       total: (state.players || []).length,
