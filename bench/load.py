@@ -59,6 +59,7 @@ from django.db import connection  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.asyncio.server import serve  # noqa: E402
 
+from durak_site import embedded  # noqa: E402
 from games import consumers, services  # noqa: E402
 from games.engine.bots import choose_action  # noqa: E402
 from games.models import Game, Table  # noqa: E402
@@ -165,8 +166,9 @@ def _read(path: str) -> str:
 
 
 def platform_processes() -> dict[int, str]:
-    """Processes of this checkout (Daphne, Celery, PostgreSQL with its backends, Redis)."""
-    root = str(ROOT)
+    """Processes of this checkout and its data directory (Daphne, Celery, PostgreSQL with its
+    backends, Redis)."""
+    places = (str(ROOT), str(embedded.VAR_DIR))
     found: dict[int, str] = {}
     parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -176,7 +178,7 @@ def platform_processes() -> dict[int, str]:
         if stat:
             parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
         cmdline = _read(f"/proc/{entry}/cmdline").replace("\0", " ")
-        if root not in cmdline:
+        if not any(place in cmdline for place in places):
             continue
         for role, marker in ROLES:
             if all(part in cmdline for part in marker):
@@ -383,6 +385,10 @@ class BenchTable:
         version = state["version"]
         game = state["game"]
         if game is None:
+            return
+        if self.game_id is not None and game["id"] < self.game_id:
+            # The last states of the game before reach this seat after another seat's first
+            # state of the rematch: the table has moved on.
             return
         if game["id"] != self.game_id:
             # A new game (a rematch) restarts the versions.
