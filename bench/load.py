@@ -19,7 +19,8 @@ his socket, as the table page does. All bots open their sockets at
 once; the run prints how long it took until each had its first state, then warms up and
 measures; with ``--flood`` it then measures again while one more user floods table 0 from a
 process of its own (messages within his limits, over them, and socket churn). Printed for each
-run: moves/s, latency percentiles for the mover, for every seat and for the last seat of each
+run: the machine's speed (engine playouts a second on one core, measured first), moves/s,
+latency percentiles for the mover, for every seat and for the last seat of each
 move, errors by code, CPU and RSS (start and end) of each platform process, PostgreSQL commits
 and rows read per move, Redis memory and queue sizes, and a bare websockets echo round trip as
 the floor.
@@ -59,6 +60,7 @@ from django.db import connection  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.asyncio.server import serve  # noqa: E402
 
+from bench.engine import playouts_per_second  # noqa: E402
 from durak_site import embedded  # noqa: E402
 from games import consumers, services  # noqa: E402
 from games.engine.bots import choose_action  # noqa: E402
@@ -679,7 +681,15 @@ def print_run(title: str, result: dict) -> None:
     )
 
 
+def machine_speed(seconds: float = 3.0) -> float:
+    """Four-player engine playouts a second on one core, before the run: runs on machines of
+    different speed (or one machine on different days) are compared by it."""
+    return round(playouts_per_second(SEATS, seconds, random.Random(1)), 1)
+
+
 async def main(args) -> dict[str, Any]:
+    speed = machine_speed()
+    print(f"machine speed: {speed} engine playouts/s on one core (bench/engine.py's, 4 players)")
     floor = await echo_floor()
     print(f"bare websockets echo: p50 {floor['p50']} ms  p99 {floor['p99']} ms")
     users = await asyncio.to_thread(bench_players, args.tables * SEATS)
@@ -703,6 +713,7 @@ async def main(args) -> dict[str, Any]:
         "tables": args.tables,
         "think": args.think,
         "cpus": os.cpu_count(),
+        "machine_playouts_per_second": speed,
         "echo_floor_ms": floor,
         "runs": {},
     }

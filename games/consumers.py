@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import time
+import weakref
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -424,10 +425,9 @@ class TableConsumer(JsonSocket):
 
     async def on_act(self, message: dict) -> None:
         try:
-            with broadcast.collected() as outbox:
-                await database_sync_to_async(_act)(
-                    self.table_id, self.held, self.user, message["action"], message["version"]
-                )
+            outbox = await self.table_command(
+                _act, self.table_id, self.held, self.user, message["action"], message["version"]
+            )
         except GameError as error:
             await self.send_error(error.code, error.message)
             if error.code in {"stale_version", "game_finished"}:
@@ -441,14 +441,28 @@ class TableConsumer(JsonSocket):
             # Only the game this socket shows: no other table's game is confirmed from here.
             if held_game is None or held_game["id"] != message["game"]:
                 raise GameError("rematch_closed")
-            with broadcast.collected() as outbox:
-                await database_sync_to_async(services.rematch_confirm)(
-                    game_id=message["game"], user=self.user, client=client_of_scope(self.scope)
-                )
+            outbox = await self.table_command(
+                services.rematch_confirm,
+                game_id=message["game"],
+                user=self.user,
+                client=client_of_scope(self.scope),
+            )
         except GameError as error:
             await self.send_error(error.code, error.message)
             return
         await self.deliver_own_first(outbox)
+
+    async def table_command(self, command, *args, **kwargs) -> list[broadcast.Message]:
+        """Run a command that locks this table's row, and return the messages it sends.
+
+        One at a time per table in each process: such commands wait for the row lock anyway,
+        and waiting here keeps them from holding the process's database threads meanwhile, which
+        every other table's moves need (four players confirming a rematch at once took them all).
+        """
+        async with _table_turn(self.table_id):
+            with broadcast.collected() as outbox:
+                await database_sync_to_async(command)(*args, **kwargs)
+        return outbox
 
     async def deliver_own_first(self, outbox: list[broadcast.Message]) -> None:
         """Serve the user who made the change first; his other sockets and everyone else after."""
@@ -457,6 +471,17 @@ class TableConsumer(JsonSocket):
             if message_sent.group == mine:
                 await self.forward(message_sent.body)
         await broadcast.send(outbox)
+
+
+# A table's turn for its commands in this process, kept only while a command holds or awaits it.
+_table_turns: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def _table_turn(table_id: int) -> asyncio.Lock:
+    turn = _table_turns.get(table_id)
+    if turn is None:
+        turn = _table_turns[table_id] = asyncio.Lock()
+    return turn
 
 
 def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:

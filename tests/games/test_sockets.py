@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from datetime import timedelta
 
@@ -13,7 +14,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management import call_command
-from django.db import OperationalError, transaction
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 import durak_site.db
@@ -740,4 +741,56 @@ async def test_a_rematch_is_confirmed_over_the_socket_and_starts_once_all_have(
     assert first.errors[-1]["message"]  # in words, not only a code
     await db(call_command)("ledger_check")
     for client in (first, second, watcher):
+        await client.close()
+
+
+async def test_commands_waiting_for_one_table_leave_the_database_threads_to_the_others(
+    snapshots, fast_clients
+):
+    # As many sockets at the locked table as the process has database threads, each sending a
+    # command that waits for the table's row: without a turn per table they would take them all.
+    crowd = await players(4)
+    locked_table = await open_table(crowd, 4)
+    crowd_clients = [
+        TableClient(crowd[number % 4], locked_table.pk, snapshots)
+        for number in range(settings.DB_THREADS)
+    ]
+    for client in crowd_clients:
+        await client.connect()
+    pair = await players(2)
+    other_table = await open_table(pair, 2)
+    pair_clients = await connect_all(pair, other_table, snapshots)
+
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_row() -> None:
+        try:
+            with transaction.atomic():
+                Table.objects.select_for_update().get(pk=locked_table.pk)
+                held.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    holder = asyncio.get_running_loop().run_in_executor(None, hold_the_row)
+    try:
+        assert await asyncio.to_thread(held.wait, 10)
+        for client in crowd_clients:
+            await client.send({"type": "act", "action": {"type": "take"}, "version": 0})
+        await asyncio.sleep(0.3)  # they reach the row lock, or their turn, and wait there
+
+        game = await current_game(other_table)
+        engine = EngineGame.from_dict(game.state)
+        seat = engine.waiting_for[0]
+        action = choose_action(engine, seat)
+        await pair_clients[seat].send({"type": "act", "action": action, "version": game.version})
+        # The other table's move is made while the first table's row stays locked.
+        await pair_clients[seat].state_at_least(game.version + 1, timeout=5)
+        assert not release.is_set()
+    finally:
+        release.set()
+        await holder
+    for client in crowd_clients:  # each answered once the row was free
+        assert (await client.receive("error"))["code"] in {"not_your_turn", "take_not_allowed"}
+    for client in [*crowd_clients, *pair_clients]:
         await client.close()
