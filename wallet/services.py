@@ -189,7 +189,14 @@ def lock_wallet(*, user) -> Account:
     Checks that must hold when money moves (limits, breaks) run after this, so a concurrent
     command of the same player waits until the movement is committed or rolled back.
     """
-    return Account.objects.select_for_update().get(pk=user_account(user).pk)
+    if getattr(user, "pk", None) is None:
+        raise InvalidCommand(_("Unknown player."))
+    wallet = (
+        Account.objects.select_for_update().filter(kind=Account.Kind.USER, user_id=user.pk).first()
+    )
+    if wallet is None:  # his first money command: the wallet is made, then locked
+        wallet = Account.objects.select_for_update().get(pk=user_account(user).pk)
+    return wallet
 
 
 # --- posting ---------------------------------------------------------------------------------

@@ -32,10 +32,12 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
             or game.finished_at < timezone.now() - timedelta(seconds=REMATCH_SECONDS)
         ):
             raise GameError("rematch_closed")
-        if active_seats(table).filter(user_id=user.pk).exists():
+        # The players seated again are those who confirmed (a game's end stands everyone up).
+        confirmed = set(active_seats(table).values_list("user_id", flat=True))
+        if user.pk in confirmed:
             raise GameError("rematch_already_confirmed")
         seat_take(table=table, user=user, position=game.players.index(user.pk), client=client)
-        if active_seats(table).count() == len(game.players):
+        if len(confirmed) + 1 == len(game.players):
             play.game_start(table=table)  # announces the new game itself
         else:
             # A finished game's table left the lobby when that game started.

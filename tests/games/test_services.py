@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import services, tasks
@@ -604,6 +605,25 @@ def test_the_sweeper_tries_no_seat_dropped_for_less_than_its_tables_turn(monkeyp
 
 
 # --- rematch -------------------------------------------------------------------------------
+
+
+# A confirmation: lock the game and its table, the latest game, the seats confirmed; the stake
+# checks (bot, staff block, the wallet locked, break, loss limits) and the seat; the ledger
+# posting (accounts, lock, key, transaction, entries, balances, with their savepoints); commit;
+# then the table's state for everyone (table, game, seats, names, bank).
+STATEMENTS_PER_CONFIRMATION = 28
+
+
+@pytest.mark.django_db(transaction=True)  # the table's state is read after the commit
+def test_a_rematch_confirmation_takes_a_fixed_number_of_statements():
+    game, users = seated_game(4)
+    game = play_out(game, users)
+    counts = []
+    for user in users[:3]:
+        with CaptureQueriesContext(connection) as queries:
+            services.rematch_confirm(game_id=game.pk, user=user)
+        counts.append(len(queries))
+    assert counts == [STATEMENTS_PER_CONFIRMATION] * 3
 
 
 def test_a_rematch_starts_when_every_player_confirms_and_holds_the_stakes_again():
