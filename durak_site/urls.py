@@ -9,6 +9,8 @@ admin.site.site_header = _("Durak: staff")
 admin.site.site_title = _("Durak: staff")
 admin.site.index_title = _("Platform administration")
 
+handler500 = views.server_error
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
