@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 from games.models import ChatBan, ChatMessage, ChatReport
 from tests.e2e.test_layout import PHONE, funded_player, log_in
 from tests.e2e.test_table_ui import EVERY_SCREEN, both_pages, lead, shot, wait_for_version
-from tests.players import create_player, session_cookie
+from tests.players import create_player
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -146,9 +146,4 @@ def log_in_staff(browser, live_url: str, viewport, locale: str, suffix: str) -> 
     staff = create_player(nickname=f"chatstaff{suffix}")
     staff.is_staff = staff.is_superuser = True
     staff.save()
-    context = browser.new_context(viewport=viewport, locale=locale)
-    name, value = session_cookie(staff).split("=", 1)
-    context.add_cookies([{"name": name, "value": value, "url": live_url}])
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    return page
+    return log_in(browser, live_url, staff, viewport, locale)

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from games import services
 from games.models import Game
-from tests.players import PASSWORD, create_player
+from tests.players import PASSWORD, create_player, session_cookie
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -34,7 +34,18 @@ def log_in(browser, live_url: str, user, viewport: dict, locale: str = "ru-RU") 
 
 
 def log_in_context(context, live_url: str, user) -> Page:
-    """Log `user` in through the login form in a page of the given browser context."""
+    """A new page of the given browser context, logged in as `user` by a session cookie of
+    his: most tests are not about the login form, and each pass through it costs a second and
+    more (``log_in_through_form`` takes it)."""
+    context.set_default_timeout(10_000)
+    name, value = session_cookie(user).split("=", 1)
+    context.add_cookies([{"name": name, "value": value, "url": live_url}])
+    return context.new_page()
+
+
+def log_in_through_form(browser, live_url: str, user, viewport: dict) -> Page:
+    """Log `user` in through the login form, as a player does."""
+    context = browser.new_context(viewport=viewport, locale="ru-RU")
     context.set_default_timeout(10_000)
     page = context.new_page()
     page.goto(f"{live_url}/accounts/login/")
@@ -146,7 +157,7 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
         )
         assert page_width(visitor) <= PHONE["width"], path
 
-    page = log_in(browser, live_url, host, DESKTOP)
+    page = log_in_through_form(browser, live_url, host, DESKTOP)
     watch_policy(page, blocked)
     private = ["/lobby/", "/wallet/", "/profile/", f"/table/{playing_table.pk}/"]
     private += [f"/table/{finished_table.pk}/", f"/game/{finished.pk}/", "/accounts/email/"]
@@ -211,6 +222,7 @@ def test_a_tab_over_the_socket_cap_says_so_and_connects_once_a_tab_closes(
     table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
     off_loop(services.table_join, table_id=table.pk, user=guest)
     first = log_in(browser, live_url, host, DESKTOP)
+    first.goto(f"{live_url}/lobby/")
     # Other tabs of the same user: lobby sockets opened until the server refuses one.
     refused = first.evaluate(
         """async () => {
