@@ -14,16 +14,19 @@ and mints their session cookies the way the tests do. Players are ``bench-N`` an
 A bot acts when its seat is the first the game waits for, with the engine's heuristic bot
 picking from the seat's ``legal_actions``, and sends ``act`` with the version it saw. For every
 move the latency is timed from the mover's ``act`` to each seat's ``state`` of a later version.
-A finished game is followed by a rematch at the same table, each player confirming it over
-his socket, as the table page does. All bots open their sockets at
-once; the run prints how long it took until each had its first state, then warms up and
-measures; with ``--flood`` it then measures again while one more user floods table 0 from a
-process of its own (messages within his limits, over them, and socket churn). Printed for each
-run: the machine's speed (engine playouts a second on one core, measured first), moves/s,
-latency percentiles for the mover, for every seat and for the last seat of each
-move, errors by code, CPU and RSS (start and end) of each platform process, PostgreSQL commits
-and rows read per move, Redis memory and queue sizes, and a bare websockets echo round trip as
-the floor.
+A finished game is followed by a rematch at the same table: each player confirms it over his
+socket once he sees the result, as the table page does.
+
+All bots open their sockets at once; the run prints how long it took until each had its first
+state, then warms up and measures. With ``--flood`` it then measures again while one more user
+floods table 0 from a process of its own (messages within his limits, over them, and socket
+churn).
+
+Printed for each run: the machine's speed (engine playouts a second on one core, measured
+first), moves/s, latency percentiles for the mover, for every seat and for the last seat of
+each move, errors by code, CPU and RSS (start and end) of each platform process, PostgreSQL
+commits and rows read per move, Redis memory and queue sizes, and a bare websockets echo round
+trip as the floor.
 """
 
 from __future__ import annotations
@@ -325,7 +328,7 @@ class BenchTable:
         self.versions = [-1] * SEATS
         self.sockets: list = [None] * SEATS
         self.game_id: int | None = None
-        self.rematching = False
+        self.rematched: set[int] = set()  # seats that confirmed this game's rematch
         self.counted_version = -1
         self.tasks: set[asyncio.Task] = set()
         # Each bot keeps to the platform's message rate, as people do by far: a refused move
@@ -396,7 +399,7 @@ class BenchTable:
             # A new game (a rematch) restarts the versions.
             self.game_id, self.pending, self.versions = game["id"], {}, [-1] * SEATS
             self.counted_version = version
-            self.rematching = False
+            self.rematched = set()
         if version <= self.versions[seat]:
             return
         if seat == 0 and self.deadline and self.stats.measuring:
@@ -427,10 +430,11 @@ class BenchTable:
                         self.stats.timed_moves += 1
                         self.stats.mover_last += seat == mover
         if game["status"] != "playing":
-            if state.get("rematch") is not None and not self.rematching:
-                self.rematching = True
-                for rematching_seat in range(SEATS):
-                    self.background(self.rematch(game["id"], rematching_seat))
+            # Each player confirms once he sees the result, or again on the whole state a
+            # socket gets after reconnecting if his confirmation never left.
+            if state.get("rematch") is not None and seat not in self.rematched:
+                self.rematched.add(seat)
+                self.background(self.rematch(game["id"], seat))
             return
         view = state["view"]
         moves = state["you"] == seat and view["waiting_for"] and view["waiting_for"][0] == seat
@@ -441,8 +445,11 @@ class BenchTable:
         """Confirm over the seat's socket, as the table page does; a refusal comes back as an
         error and is counted there."""
         await self.token(seat)
-        with contextlib.suppress(Exception):
+        try:
             await self.sockets[seat].send(json.dumps({"type": "rematch", "game": game_id}))
+        except Exception:  # noqa: BLE001 - the socket is reconnecting: its next state retries
+            if game_id == self.game_id:
+                self.rematched.discard(seat)
 
     async def token(self, seat: int) -> None:
         """Wait for one of the seat's message tokens (the socket's token bucket, mirrored with
