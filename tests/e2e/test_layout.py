@@ -88,7 +88,7 @@ def switch_language(page: Page, code: str) -> None:
 def test_six_players_fit_a_phone_with_readable_cards_and_tap_targets(
     browser, live_url, screenshot, off_loop
 ):
-    players = [funded_player(f"seat{n}player") for n in range(6)]
+    players = [funded_player(f"seat{n}player".ljust(24, "z")) for n in range(6)]
     table = off_loop(services.table_create, user=players[0], stake=10_00, seats=6)
     for user in players[1:]:
         off_loop(services.table_join, table_id=table.pk, user=user)
@@ -135,7 +135,11 @@ def visible_text(page: Page) -> str:
 
 def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out, off_loop):
     """Walk every page in English and in Russian: no word of the other language shows."""
-    host, guest = funded_player("walkhost"), funded_player("walkguest")
+    # Nicknames as long as they may be: they must still fit a phone's pages.
+    host, guest = (
+        funded_player("walkhost".ljust(24, "x")),
+        funded_player("walkguest".ljust(24, "y")),
+    )
     finished_table = off_loop(services.table_create, user=host, stake=5_00, seats=2)
     off_loop(services.table_join, table_id=finished_table.pk, user=guest)
     finished = off_loop(play_out, Game.objects.get(table=finished_table))
@@ -148,7 +152,7 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
     visitor.goto(f"{live_url}/")
     switch_language(visitor, "en")
     public = ["/", "/rules/", "/leaderboard/", "/accounts/login/", "/accounts/signup/"]
-    public += ["/accounts/password/reset/", f"/players/{host.username}/"]
+    public += ["/accounts/password/reset/", f"/players/{host.username}/", f"/game/{finished.pk}/"]
     for path in public:
         visitor.goto(f"{live_url}{path}")
         assert not CYRILLIC.findall(visible_text(visitor)), (
