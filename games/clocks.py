@@ -5,6 +5,7 @@ while a web process was alive, and nobody is marked away while none is. The dead
 since when the web has been silent; the first loop to see a web process again pushes every
 playing game's deadline, and the away clock of every disconnected player, back by the length
 of the outage (two UPDATEs), and sends each of those tables its state with the new deadline.
+An open rematch's window moves back the same way, and no rematch lapses while the web is down.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.db.models.functions import Least
 from django.utils import timezone
 
@@ -81,12 +82,23 @@ def watch() -> bool:
 
 
 def games_resume(*, seconds: float) -> int:
-    """Push every playing game's deadline, and every disconnected player's away clock, back by
-    `seconds` of outage, and send the tables their states; returns how many games moved."""
+    """Push every playing game's deadline, every disconnected player's away clock and every
+    rematch still open when the outage began back by `seconds` of outage, and send the tables
+    their states; returns how many games moved."""
     shift = timedelta(seconds=seconds)
     now = timezone.now()
     with transaction.atomic():
-        tables = list(Table.objects.filter(games__status=Game.Status.PLAYING))
+        rematches = Game.objects.filter(
+            status=Game.Status.FINISHED,
+            table__status=Table.Status.CLOSED,
+            rematch_until__gt=now - shift,
+        )
+        tables = list(
+            Table.objects.filter(
+                Q(games__status=Game.Status.PLAYING) | Q(games__in=rematches)
+            ).distinct()
+        )
+        rematches.update(rematch_until=F("rematch_until") + shift)
         games = Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False).update(
             deadline=F("deadline") + shift
         )

@@ -166,6 +166,14 @@ class Game(models.Model):
     status = models.CharField(_("status"), max_length=9, choices=Status, default=Status.PLAYING)
     started_at = models.DateTimeField(_("started at"), auto_now_add=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    rematch_until = models.DateTimeField(
+        _("rematch until"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "The players may confirm a rematch until then; an outage of the site pushes it back."
+        ),
+    )
     players = models.JSONField(_("players (user ids by seat)"))
     stake = models.PositiveBigIntegerField(_("stake"))
     bank = models.PositiveBigIntegerField(_("bank"))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
 from functools import cache
 from typing import Any
 
@@ -25,7 +24,6 @@ from games.engine.autoplay import final_places
 from games.engine.bots import AMATEUR, decide
 from games.models import (
     PRACTICE_PLAYER_SEAT,
-    REMATCH_SECONDS,
     BankDistribution,
     Game,
     GameEvent,
@@ -299,8 +297,8 @@ def table_state(
     )
     if finished:
         state["result"] = snapshot.result
-        until = game.finished_at + timedelta(seconds=REMATCH_SECONDS)
-        if table.status == Table.Status.CLOSED and until > timezone.now():
+        until = game.rematch_until
+        if table.status == Table.Status.CLOSED and until is not None and until > timezone.now():
             state["rematch"] = {
                 "confirmed": sorted(
                     p for p, seat in active.items() if seat.user_id in game.players

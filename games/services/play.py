@@ -21,6 +21,7 @@ from games.engine.autoplay import auto_play_is_endless, final_places
 from games.errors import ERROR_MESSAGES, GameError
 from games.models import (
     PRACTICE_PLAYER_SEAT,
+    REMATCH_SECONDS,
     BankDistribution,
     Game,
     GameEvent,
@@ -330,6 +331,7 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
     game.percentages = percentages
     game.status = Game.Status.FINISHED
     game.finished_at = now
+    game.rematch_until = now + timedelta(seconds=REMATCH_SECONDS)
     game.deadline = None
     game.save()
     active_seats(table).update(left_at=now)

@@ -1,8 +1,7 @@
-"""The rematch: the same players confirm within ``REMATCH_SECONDS``, or their stakes return."""
+"""The rematch: the same players confirm before the finished game's ``rematch_until``, or their
+stakes return."""
 
 from __future__ import annotations
-
-from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import Max
@@ -11,7 +10,7 @@ from django.utils import timezone
 from durak_site.clients import Client
 from games import effects
 from games.errors import GameError
-from games.models import REMATCH_SECONDS, Game, Table
+from games.models import Game, Table
 from games.services import play
 from games.services._locks import active_seats, lock_game, lock_table
 from games.services.tables import seat_release, seat_take
@@ -29,7 +28,8 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
             or game.status != Game.Status.FINISHED
             or table.status != Table.Status.CLOSED
             or latest != game.pk
-            or game.finished_at < timezone.now() - timedelta(seconds=REMATCH_SECONDS)
+            or game.rematch_until is None
+            or game.rematch_until < timezone.now()
         ):
             raise GameError("rematch_closed")
         # The players seated again are those who confirmed (a game's end stands everyone up).
@@ -48,12 +48,8 @@ def rematch_expire(*, table_id: int) -> bool:
     """Return the stakes held for a rematch that not everyone confirmed in time."""
     with transaction.atomic():
         table = lock_table(table_id)
-        finished_at = table.games.aggregate(last=Max("finished_at"))["last"]
-        if (
-            table.status != Table.Status.CLOSED
-            or finished_at is None
-            or finished_at > timezone.now() - timedelta(seconds=REMATCH_SECONDS)
-        ):
+        until = table.games.aggregate(last=Max("rematch_until"))["last"]
+        if table.status != Table.Status.CLOSED or until is None or until > timezone.now():
             return False
         seats = list(active_seats(table).select_related("user"))
         for seat in seats:

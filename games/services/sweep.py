@@ -8,7 +8,7 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from games import clocks, deadlines
-from games.models import REMATCH_SECONDS, Seat, Table
+from games.models import Seat, Table
 from games.services.away import seat_mark_away, seats_mark_disconnected
 from games.services.rematch import rematch_expire
 from games.services.tables import open_cutoff, table_expire
@@ -22,17 +22,17 @@ def games_sweep() -> int:
     returns the actions taken."""
     now = timezone.now()
     done = 0
-    if clocks.web_is_serving():  # else no game's clock runs (games.clocks)
+    if clocks.web_is_serving():  # else no game's clock runs (games.clocks), nor a rematch's
         done += deadlines.fire_due(before=SWEEP_GRACE)
         seats_mark_disconnected()
         done += _mark_gone_away(now)
-    expired = Table.objects.filter(
-        status=Table.Status.CLOSED,
-        seat_set__left_at__isnull=True,
-        games__finished_at__lte=now - timedelta(seconds=REMATCH_SECONDS),
-    ).values_list("pk", flat=True)
-    for table_id in set(expired):
-        done += rematch_expire(table_id=table_id)
+        expired = Table.objects.filter(
+            status=Table.Status.CLOSED,
+            seat_set__left_at__isnull=True,
+            games__rematch_until__lte=now,
+        ).values_list("pk", flat=True)
+        for table_id in set(expired):
+            done += rematch_expire(table_id=table_id)
     abandoned = (
         Table.objects.filter(status=Table.Status.OPEN)
         .annotate(newest=Max("seat_set__joined_at", filter=Q(seat_set__left_at__isnull=True)))

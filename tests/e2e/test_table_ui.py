@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from games import services
 from games.engine import Game as EngineGame
-from games.models import REMATCH_SECONDS, Game
+from games.models import Game
 from tests.e2e.test_layout import DESKTOP, PHONE, funded_player, log_in, log_in_context
 from wallet.selectors import user_balance
 
@@ -610,8 +610,8 @@ def test_a_lapsed_rematch_tells_who_agreed_that_his_stake_came_back(
 
     # The window ends now: the page says so by the server's word, and the server's sweep
     # gives the held stake back within a few seconds.
-    lapsed = timezone.now() - timedelta(seconds=REMATCH_SECONDS + 1)
-    off_loop(Game.objects.filter(pk=game.pk).update, finished_at=lapsed)
+    lapsed = timezone.now() - timedelta(seconds=1)
+    off_loop(Game.objects.filter(pk=game.pk).update, rematch_until=lapsed)
     expect(page.get_by_test_id("rematch-info")).to_contain_text(
         TEXT[locale]["refunded"], timeout=30_000
     )

@@ -15,7 +15,8 @@ from games import clocks, deadlines, effects, presence, services
 from games.engine import Game as EngineGame
 from games.models import Game, GameEvent, Seat
 from tests.games.test_deadlines import no_loop_running  # noqa: F401 - fixture
-from tests.games.test_services import expire_deadline, seated_game, snapshot
+from tests.games.test_services import expire_deadline, play_out, seated_game, snapshot
+from wallet.selectors import user_balance
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -96,6 +97,44 @@ def test_when_the_web_is_back_the_deadlines_move_back_by_the_outage_and_the_tabl
     assert not presence.redis_client().exists(clocks.outage_key())
     # Every playing table is sent its state with the new deadline.
     assert announced == [(game.table_id, False)]
+
+
+def test_an_open_rematch_waits_out_an_outage_of_the_web_and_moves_back_by_its_length(
+    web_serving,
+):
+    game, users = seated_game(2)
+    game = play_out(game, users)
+    first, second = users
+    services.rematch_confirm(game_id=game.pk, user=first)
+    held = user_balance(user=first)
+    # Another table's window closed well before the outage: it stays closed.
+    closed, closed_users = seated_game(2)
+    closed = play_out(closed, closed_users)
+    long_ago = timezone.now() - timedelta(seconds=100)
+    Game.objects.filter(pk=closed.pk).update(rematch_until=long_ago)
+
+    web_serving.stop()
+    assert loop_round() == 0
+    # The outage lasts 40 s, and the window ran out while it went on.
+    began = float(presence.redis_client().hget(clocks.outage_key(), "began"))
+    presence.redis_client().hset(clocks.outage_key(), "began", began - 40)
+    ran_out = timezone.now() - timedelta(seconds=1)
+    Game.objects.filter(pk=game.pk).update(rematch_until=ran_out)
+    assert services.games_sweep() == 0  # no stake goes back while nobody can reach the site
+    assert user_balance(user=first) == held
+
+    back = heartbeats.Beating(heartbeats.WEB)
+    try:
+        assert loop_round() == 0
+        pushed = (Game.objects.get(pk=game.pk).rematch_until - ran_out).total_seconds()
+        assert 40 <= pushed < 42
+        assert Game.objects.get(pk=closed.pk).rematch_until == long_ago
+        assert services.games_sweep() == 0
+        # The other player confirms in the time given back, and the new game starts.
+        services.rematch_confirm(game_id=game.pk, user=second)
+    finally:
+        back.stop()
+    assert Game.objects.get(table=game.table, number=2).status == Game.Status.PLAYING
 
 
 def test_an_outage_counts_from_the_last_beat_but_not_from_one_older_than_the_loop_could_miss(

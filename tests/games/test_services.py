@@ -17,7 +17,6 @@ from games.engine import Game as EngineGame
 from games.engine import split_bank
 from games.engine.bots import choose_action
 from games.models import (
-    REMATCH_SECONDS,
     BankDistribution,
     Game,
     GameEvent,
@@ -669,9 +668,7 @@ def test_a_player_without_the_stake_cannot_confirm_and_unconfirmed_rematches_exp
     balance = user_balance(user=winner)
     services.rematch_confirm(game_id=game.pk, user=winner)
     assert user_balance(user=winner) == balance - STAKE
-    Game.objects.filter(pk=game.pk).update(
-        finished_at=timezone.now() - timedelta(seconds=REMATCH_SECONDS + 1)
-    )
+    Game.objects.filter(pk=game.pk).update(rematch_until=timezone.now() - timedelta(seconds=1))
     assert services.games_sweep() == 1
     assert user_balance(user=winner) == balance
     assert not Game.objects.filter(table=game.table, number=2).exists()
