@@ -17,10 +17,11 @@ move the latency is timed from the mover's ``act`` to each seat's ``state`` of a
 A finished game is followed by a rematch at the same table: each player confirms it over his
 socket once he sees the result, as the table page does.
 
-All bots open their sockets at once; the run prints how long it took until each had its first
-state, then warms up and measures. With ``--flood`` it then measures again while one more user
-floods table 0 from a process of its own (messages within his limits, over them, and socket
-churn).
+Three players sit at each table, and all bots open their sockets at once; the run prints how
+long it took until each had its first state. Then the fourth player of each table sits down,
+which deals its game, and the run warms up and measures. With ``--flood`` it then measures
+again while one more user floods table 0 from a process of its own (messages within his
+limits, over them, and socket churn).
 
 Printed for each run: the machine's speed (engine playouts a second on one core, measured
 first), moves/s, latency percentiles for the mover, for every seat and for the last seat of
@@ -67,7 +68,7 @@ from bench.engine import playouts_per_second  # noqa: E402
 from durak_site import embedded  # noqa: E402
 from games import consumers, services  # noqa: E402
 from games.engine.bots import choose_action  # noqa: E402
-from games.models import Game, Table  # noqa: E402
+from games.models import Table  # noqa: E402
 from tests.players import session_cookie  # noqa: E402
 from wallet import services as wallet_services  # noqa: E402
 from wallet.selectors import user_balance  # noqa: E402
@@ -143,20 +144,31 @@ def leave_old_tables(users: list) -> None:
 
 
 def open_tables(users: list, tables: int, idle: int) -> list[tuple[int, list[str]]]:
-    """Start `tables` four-player games, the first `idle` of them on the shortest clocks;
-    returns (table id, cookie per seat)."""
+    """Open `tables` four-seat tables with three players seated, the first `idle` of them on
+    the shortest clocks; returns (table id, cookie per seat).
+
+    The fourth player sits down once every socket is open (``start_games``). A game started
+    before its players could connect would run on its deadlines meanwhile: on a slow machine
+    the first of 200 tables waited a minute, and the server played their games out.
+    """
     opened = []
     for number in range(tables):
         group = users[number * SEATS : (number + 1) * SEATS]
         clocks = {"turn_seconds": 5, "throw_seconds": 3} if number < idle else {}
         table = services.table_create(user=group[0], stake=STAKE, seats=SEATS, **clocks)
-        for user in group[1:]:
+        for user in group[1 : SEATS - 1]:
             services.table_join(table_id=table.pk, user=user)
-        game = Game.objects.get(table=table, status=Game.Status.PLAYING)
-        by_seat = {user.pk: user for user in group}
-        opened.append((table.pk, [session_cookie(by_seat[uid]) for uid in game.players]))
+        # Each player takes the lowest free seat: his position is his place in the group.
+        opened.append((table.pk, [session_cookie(user) for user in group]))
     connection.close()
     return opened
+
+
+def start_games(users: list, opened: list[tuple[int, list[str]]]) -> None:
+    """The last player of each table sits down, which deals its game."""
+    for number, (table_id, _cookies) in enumerate(opened):
+        services.table_join(table_id=table_id, user=users[(number + 1) * SEATS - 1])
+    connection.close()
 
 
 # --- measurements of the platform's processes ----------------------------------------------
@@ -734,6 +746,10 @@ async def main(args) -> dict[str, Any]:
             f"{len(stats.opened)} of {len(tables) * SEATS} sockets opened with their first state "
             f"in {report['all_open_seconds']} s"
         )
+        dealing = CLOCK()
+        await asyncio.to_thread(start_games, users, opened)
+        report["deal_seconds"] = round(CLOCK() - dealing, 2)
+        print(f"{len(tables)} games dealt in {report['deal_seconds']} s")
         await asyncio.sleep(args.warmup)
         report["runs"]["play"] = result = await measure(stats, args, pids, args.seconds)
         print_run("play", result)
