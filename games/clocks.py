@@ -4,8 +4,8 @@ Every Daphne process beats (``durak_site.heartbeats``). A deadline fires only if
 while a web process was alive, and nobody is marked away while none is. The deadline loop notes
 since when the web has been silent; the first loop to see a web process again pushes every
 playing game's deadline, and the away clock of every disconnected player, back by the length
-of the outage (two UPDATEs), and sends each of those tables its state with the new deadline.
-An open rematch's window moves back the same way, and no rematch lapses while the web is down.
+of the outage, and sends each of those tables its state with the new deadline. An open
+rematch's window moves back the same way, and no rematch lapses while the web is down.
 """
 
 from __future__ import annotations

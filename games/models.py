@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -217,6 +218,10 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk}"
+
+    def rematch_open(self, now: datetime) -> bool:
+        """Whether the players may still confirm a rematch of this finished game."""
+        return self.rematch_until is not None and self.rematch_until > now
 
 
 class GameEvent(models.Model):

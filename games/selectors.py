@@ -297,13 +297,12 @@ def table_state(
     )
     if finished:
         state["result"] = snapshot.result
-        until = game.rematch_until
-        if table.status == Table.Status.CLOSED and until is not None and until > timezone.now():
+        if table.status == Table.Status.CLOSED and game.rematch_open(timezone.now()):
             state["rematch"] = {
                 "confirmed": sorted(
                     p for p, seat in active.items() if seat.user_id in game.players
                 ),
-                "until": until.isoformat(),
+                "until": game.rematch_until.isoformat(),
             }
     return state
 

@@ -28,8 +28,7 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
             or game.status != Game.Status.FINISHED
             or table.status != Table.Status.CLOSED
             or latest != game.pk
-            or game.rematch_until is None
-            or game.rematch_until < timezone.now()
+            or not game.rematch_open(timezone.now())
         ):
             raise GameError("rematch_closed")
         # The players seated again are those who confirmed (a game's end stands everyone up).
