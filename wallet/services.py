@@ -189,10 +189,9 @@ def lock_wallet(*, user) -> Account:
     Checks that must hold when money moves (limits, breaks) run after this, so a concurrent
     command of the same player waits until the movement is committed or rolled back.
     """
-    if getattr(user, "pk", None) is None:
-        raise InvalidCommand(_("Unknown player."))
+    user_id = _player_id(user)
     wallet = (
-        Account.objects.select_for_update().filter(kind=Account.Kind.USER, user_id=user.pk).first()
+        Account.objects.select_for_update().filter(kind=Account.Kind.USER, user_id=user_id).first()
     )
     if wallet is None:  # his first money command: the wallet is made, then locked
         wallet = Account.objects.select_for_update().get(pk=user_account(user).pk)
@@ -332,11 +331,16 @@ def _account(**lookup) -> Account:
     return account
 
 
-def user_account(user) -> Account:
-    """The player's wallet."""
+def _player_id(user) -> int:
+    """The id of a stored player; InvalidCommand for anything else."""
     if getattr(user, "pk", None) is None:
         raise InvalidCommand(_("Unknown player."))
-    return _account(kind=Account.Kind.USER, user_id=user.pk)
+    return user.pk
+
+
+def user_account(user) -> Account:
+    """The player's wallet."""
+    return _account(kind=Account.Kind.USER, user_id=_player_id(user))
 
 
 def user_accounts(user_ids: Sequence[int] | set[int]) -> dict[int, Account]:
