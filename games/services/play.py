@@ -331,7 +331,8 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
     game.percentages = percentages
     game.status = Game.Status.FINISHED
     game.finished_at = now
-    game.rematch_until = now + timedelta(seconds=REMATCH_SECONDS)
+    # A practice game offers no rematch: a new one is one click in the lobby.
+    game.rematch_until = None if table.practice else now + timedelta(seconds=REMATCH_SECONDS)
     game.deadline = None
     game.save()
     active_seats(table).update(left_at=now)

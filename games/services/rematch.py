@@ -24,8 +24,7 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
             raise GameError("not_a_player")
         latest = table.games.order_by("-number").values_list("pk", flat=True).first()
         if (
-            table.practice  # a new practice game is one click in the lobby
-            or game.status != Game.Status.FINISHED
+            game.status != Game.Status.FINISHED
             or table.status != Table.Status.CLOSED
             or latest != game.pk
             or not game.rematch_open(timezone.now())

@@ -51,6 +51,7 @@ def test_a_practice_game_against_three_bots_played_to_the_end_by_clicks_on_a_pho
     assert stats["moves"] > 0
     expect(page.get_by_test_id("result")).to_be_visible()
     screenshot(page, "practice-phone-result")
+    expect(page.get_by_test_id("rematch-info")).to_have_count(0)  # no rematch in practice
     game = Game.objects.get(table=table)
     assert game.status == Game.Status.FINISHED and state_of(page)["result"]["places"]
     user = get_user_model().objects.get(username="pasha")

@@ -127,6 +127,10 @@ def test_the_player_may_leave_a_practice_game_at_any_time_and_the_bots_finish_it
     assert game.status == Game.Status.FINISHED and game.deadline is None
     assert game.table.status == Table.Status.CLOSED
     assert not Seat.objects.filter(table=game.table, left_at__isnull=True).exists()
+    # No rematch is offered, and none is taken.
+    assert game.rematch_until is None
+    state = selectors.table_state_for(table=game.table, user=user)
+    assert state["game"]["status"] == "finished" and state["rematch"] is None
     with pytest.raises(GameError) as refused:
         services.rematch_confirm(game_id=game.pk, user=user)
     assert refused.value.code == "rematch_closed"

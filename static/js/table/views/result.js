@@ -63,7 +63,8 @@ const draw = region((inputs, nameOf) => {
   const commission = slot(box, "commission");
   if (result.commission) commission.textContent = `${t("commission")}: ${formatMoney(result.commission)}`;
   else commission.remove();
-  box.append(rematchBlock(inputs, nameOf));
+  // A practice game offers no rematch: the next one starts from the lobby.
+  if (!inputs.practice) box.append(rematchBlock(inputs, nameOf));
   node.replaceChildren(box);
 });
 
@@ -72,6 +73,7 @@ export function renderResult({ state, seat, nameOf, rematch, rematchAgreed, rema
     {
       result: state.result || null,
       closed: state.table?.status === "closed",
+      practice: Boolean(state.table?.practice),
       agreed: rematchAgreed,
       sent: rematchSent,
       rematch,
