@@ -111,6 +111,44 @@ def browser() -> Iterator:
         del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
+# What the latest pages of a failed browser test showed, beside the server's last log lines:
+# Playwright's own error names only the locator that timed out.
+PAGE_REPORT = """() => {
+  const table = window.durakTable;
+  const toast = document.getElementById("toast");
+  return {
+    connected: table ? table.connected : null,
+    version: table ? table.state.version : null,
+    game: table && table.state.game ? [table.state.game.id, table.state.game.status] : null,
+    rematch: table ? table.state.rematch : null,
+    toast: toast ? toast.textContent : null,
+  };
+}"""
+REPORTED_PAGES = 4
+REPORTED_LOG_LINES = 30
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    browser = item.funcargs.get("browser")
+    if report.when != "call" or not report.failed or browser is None:
+        return
+    pages = [page for context in browser.contexts for page in context.pages][-REPORTED_PAGES:]
+    lines = []
+    for page in pages:
+        try:
+            lines.append(f"{page.url}: {page.evaluate(PAGE_REPORT)}")
+        except Exception as error:  # noqa: BLE001 - a closed or navigating page is reported too
+            lines.append(f"{page.url}: unreadable ({error})")
+    report.sections.append(("latest pages", "\n".join(lines)))
+    for fixture, log in (("daphne_server", "daphne.log"), ("celery_worker", "celery.log")):
+        path = BASE_DIR / "test-artifacts" / log
+        if fixture in item.fixturenames and path.exists():
+            tail = path.read_text(errors="replace").splitlines()[-REPORTED_LOG_LINES:]
+            report.sections.append((log, "\n".join(tail)))
+
+
 @pytest.fixture
 def screenshot():
     """Save a full-page screenshot under test-artifacts/screenshots/<name>.png."""
