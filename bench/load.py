@@ -78,6 +78,7 @@ STAKE = 100
 # Enough for many rematches; topped up whenever a bench player runs below it.
 FUNDS = 10_000_000
 CLOCK = time.perf_counter
+LAG_TICK_SECONDS = 0.01
 # How long the bots may take to get in before the measured play starts anyway.
 OPEN_WAIT_SECONDS = 60.0
 # A process's role by what its command line holds, the first match winning.
@@ -296,12 +297,16 @@ class Stats:
     mover_last: int = 0
     timed_moves: int = 0
     deadline_late: list[float] = field(default_factory=list)
+    # How late this client's own event loop woke for a timer: a busy client delays the states
+    # it times, and this says by how much.
+    client_lag: list[float] = field(default_factory=list)
     # (table, seat) of every bot that has had its first state: the platform let it in.
     opened: set[tuple[int, int]] = field(default_factory=set)
 
     def reset(self) -> None:
         self.moves = self.mover_last = self.timed_moves = 0
         self.deadline_late.clear()
+        self.client_lag.clear()
         self.mover.clear()
         self.every_seat.clear()
         self.last_seat.clear()
@@ -626,6 +631,13 @@ async def echo_floor(rounds: int = 2000) -> dict:
 # --- a run -----------------------------------------------------------------------------------
 
 
+async def loop_lag(stats: Stats, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        started = CLOCK()
+        await asyncio.sleep(LAG_TICK_SECONDS)
+        stats.client_lag.append(CLOCK() - started - LAG_TICK_SECONDS)
+
+
 async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> dict[str, Any]:
     stats.reset()
     procs_start = process_sample(pids)
@@ -633,8 +645,12 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
     broker_start = await asyncio.to_thread(broker_sample)
     started = CLOCK()
     stats.measuring = True
+    ticking = asyncio.Event()
+    ticker = asyncio.create_task(loop_lag(stats, ticking))
     await asyncio.sleep(seconds)
     stats.measuring = False
+    ticking.set()
+    await ticker
     elapsed = CLOCK() - started
     pids.update(platform_processes())  # backends opened meanwhile count from their start
     procs_end = process_sample(pids)
@@ -653,6 +669,7 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
             "last_seat_flooded_table": percentiles(stats.last_seat_flooded),
         },
         "deadline_late_ms": percentiles(stats.deadline_late),
+        "client_loop_lag_ms": percentiles(stats.client_lag),
         "mover_served_last_percent": round(100 * stats.mover_last / max(stats.timed_moves, 1), 1),
         "errors": dict(stats.errors),
         "processes": process_report(pids, procs_start, procs_end, elapsed),
@@ -682,6 +699,11 @@ def print_run(title: str, result: dict) -> None:
         print(
             f"  deadline late by: p50 {late['p50']} ms  p99 {late['p99']} ms  max {late['max']} ms"
         )
+    lag = result["client_loop_lag_ms"]
+    print(
+        f"  load client's loop late by: p50 {lag['p50']} ms  p99 {lag['p99']} ms  "
+        f"max {lag['max']} ms"
+    )
     print(f"  errors: {result['errors'] or 'none'}")
     per_move = result["postgres_per_move"]
     print(
@@ -720,6 +742,7 @@ async def main(args) -> dict[str, Any]:
         f"{args.tables} tables, {args.tables * SEATS} bots, {pace}; "
         f"platform processes: {dict(Counter(pids.values()))}"
     )
+    pids[os.getpid()] = "load client"  # on the same machine: its share is reported too
     stats = Stats()
     stop = asyncio.Event()
     tables = [
