@@ -10,17 +10,23 @@ Sockets only forward what they are sent.
 Each message carries the moves since ``from`` (the version before the change) rather than the
 whole log, and a ``key`` (game id, version, stamp) that orders states across processes: the
 stamp is taken after the commit, or before the read, so a later key never holds older data.
+
+States travel as JSON text, encoded once where they are built: the state's fields but its log
+(``head``) and each move of the log on its own (``events``), so a socket joins texts to send a
+change or its whole log and keeps strings, which the garbage collector never walks, where it
+kept a tree of objects per move.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +36,7 @@ from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
 
 from games import selectors
+from games.models import Game
 
 # Pauses before each new try of a send that failed (the layer reconnects in between).
 RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
@@ -54,6 +61,34 @@ def stamp() -> float:
     return time.time()
 
 
+encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+@dataclass(frozen=True)
+class StateText:
+    """A state as sockets keep and send it: its fields but the log, as JSON text without the
+    braces; each move of its log as JSON."""
+
+    head: str
+    events: list[str]
+
+
+def state_text(state: dict[str, Any], events: list[str] | None = None) -> StateText:
+    """The state's text; `events`: its log already encoded."""
+    fields = {name: value for name, value in state.items() if name != "events"}
+    if events is None:
+        events = [encode(event) for event in state["events"]]
+    return StateText(encode(fields)[1:-1], events)
+
+
+def state_frame(head: str, events: Iterable[str], events_from: int | None) -> str:
+    """The socket's ``state`` message: the state, its log or the moves since `events_from`."""
+    moves = ",".join(events)
+    if events_from is None:
+        return f'{{"type":"state",{head},"events":[{moves}]}}'
+    return f'{{"type":"state",{head},"events":[{moves}],"events_from":{events_from}}}'
+
+
 def table_messages(
     snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, at: float
 ) -> list[Message]:
@@ -64,32 +99,28 @@ def table_messages(
     key = [game.pk if game is not None else 0, game.version if game is not None else 0, at]
     connected, spectators = selectors.table_audience(snapshot)
     seated = snapshot.seated
+    moves = [encode(event) for event in events]  # the same for every viewer: encoded once
+    live = game is not None and game.status == Game.Status.PLAYING
+
+    def body(kind: str, user_id: int | None) -> dict[str, Any]:
+        text = state_text(selectors.table_state(snapshot, user_id, connected, []), moves)
+        return {
+            "type": kind,
+            "key": key,
+            "from": events_from,
+            "playing": live,
+            "head": text.head,
+            "events": text.events,
+        }
+
     messages = [
-        Message(
-            user_group(table_id, user_id),
-            {
-                "type": "table.state",
-                "key": key,
-                "from": events_from,
-                "state": selectors.table_state(snapshot, user_id, connected, events),
-            },
-        )
-        for user_id in seated
+        Message(user_group(table_id, user_id), body("table.state", user_id)) for user_id in seated
     ]
     if spectators:
         # Read after the commit, and a spectator's socket is counted before it reads its first
         # state: one counted too late reads this change from the database.
         messages.append(
-            Message(
-                watch_group(table_id),
-                {
-                    "type": "table.watch",
-                    "key": key,
-                    "from": events_from,
-                    "seated": seated,
-                    "state": selectors.table_state(snapshot, None, connected, events),
-                },
-            )
+            Message(watch_group(table_id), {**body("table.watch", None), "seated": seated})
         )
     return messages
 

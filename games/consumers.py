@@ -13,6 +13,8 @@ import json
 import logging
 import time
 import weakref
+from collections import deque
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -292,8 +294,8 @@ class TableConsumer(JsonSocket):
     """``/ws/table/<id>/``: the table as this user may see it, after every change.
 
     The socket forwards the states it is sent (``games.broadcast``) and keeps the last one with
-    its whole log, so ``sync`` costs nothing. It reads the database only to open, and to catch
-    up when a state shows it missed one.
+    its whole log, as text, so ``sync`` costs nothing. It reads the database only to open, and
+    to catch up when a state shows it missed one.
     """
 
     messages = TABLE_MESSAGES
@@ -301,7 +303,7 @@ class TableConsumer(JsonSocket):
     # The players whose chat messages this user does not want to read.
     muted: frozenset[int] = frozenset()
     # The last state sent with the whole log, and the key that orders states (broadcast).
-    held: dict[str, Any] | None = None
+    held: Held | None = None
     key: tuple = ()
 
     async def open(self) -> None:
@@ -347,9 +349,9 @@ class TableConsumer(JsonSocket):
     async def send_whole_state(self) -> None:
         """Read this user's state with its log from the database and send it."""
         at = broadcast.stamp()  # before the read: a later broadcast holds newer data
-        state = await database_sync_to_async(_table_state)(self.table_id, self.user)
-        self.held, self.key = state, (_game_id(state), state["version"], at)
-        await self.send_json({"type": "state", **state})
+        held = await database_sync_to_async(_table_state)(self.table_id, self.user)
+        self.held, self.key = held, (held.game_id, held.version, at)
+        await self.send(text_data=held.frame())
 
     async def table_state(self, event: dict) -> None:
         await self.forward(event)
@@ -363,18 +365,20 @@ class TableConsumer(JsonSocket):
         key = tuple(event["key"])
         if key <= self.key:
             return
-        state, since = event["state"], event["from"]
+        since = event["from"]
         held = self.held
-        if since and (held is None or _game_id(held) != key[0] or held["version"] != since):
+        if since and (held is None or held.game_id != key[0] or held.version != since):
             # A change never reached this socket: the moves sent would leave a gap in the log.
             await self.send_whole_state()
             return
-        log = (held["events"] if since else []) + state["events"]
-        self.held, self.key = {**state, "events": log[-selectors.STATE_EVENTS :]}, key
-        await self.send_json({"type": "state", **state, "events_from": since})
+        log = held.events if since else deque(maxlen=selectors.STATE_EVENTS)
+        log.extend(event["events"])
+        self.held = Held(key[0], event["playing"], key[1], event["head"], log)
+        self.key = key
+        await self.send(text_data=broadcast.state_frame(event["head"], event["events"], since))
 
     async def on_sync(self, message: dict) -> None:
-        await self.send_json({"type": "state", **self.held})
+        await self.send(text_data=self.held.frame())
 
     async def on_back(self, message: dict) -> None:
         try:
@@ -436,10 +440,10 @@ class TableConsumer(JsonSocket):
         await self.deliver_own_first(outbox)
 
     async def on_rematch(self, message: dict) -> None:
-        held_game = self.held["game"] if self.held else None
+        held_game = self.held.game_id if self.held else 0
         try:
             # Only the game this socket shows: no other table's game is confirmed from here.
-            if held_game is None or held_game["id"] != message["game"]:
+            if not held_game or held_game != message["game"]:
                 raise GameError("rematch_closed")
             outbox = await self.table_command(
                 services.rematch_confirm,
@@ -495,20 +499,39 @@ def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:
     return True
 
 
-def _table_state(table_id: int, user) -> dict[str, Any]:
-    return selectors.table_state_for(table=Table.objects.get(pk=table_id), user=user)
+@dataclass(slots=True)
+class Held:
+    """What a table socket keeps of the last state it sent: the game (0: none), whether it is
+    being played, its version, and the state as text (``broadcast.StateText``) with its log."""
+
+    game_id: int
+    playing: bool
+    version: int
+    head: str
+    events: deque[str]
+
+    def frame(self) -> str:
+        return broadcast.state_frame(self.head, self.events, None)
 
 
-def _game_id(state: dict[str, Any]) -> int:
-    return state["game"]["id"] if state["game"] else 0
+def _table_state(table_id: int, user) -> Held:
+    state = selectors.table_state_for(table=Table.objects.get(pk=table_id), user=user)
+    text = broadcast.state_text(state)
+    game = state["game"]
+    return Held(
+        game["id"] if game else 0,
+        game is not None and game["status"] == Game.Status.PLAYING,
+        state["version"],
+        text.head,
+        deque(text.events, maxlen=selectors.STATE_EVENTS),
+    )
 
 
-def _act(table_id: int, held: dict[str, Any], user, action: dict, version: int) -> None:
-    game = held["game"]
+def _act(table_id: int, held: Held, user, action: dict, version: int) -> None:
     # The game of the state held, unless that one is over: then a new one may have begun.
     game_id = (
-        game["id"]
-        if game and game["status"] == Game.Status.PLAYING
+        held.game_id
+        if held.playing
         else Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING)
         .values_list("pk", flat=True)
         .first()
