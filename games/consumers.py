@@ -100,6 +100,9 @@ class JsonSocket(AsyncWebsocketConsumer):
     """
 
     messages: dict[str, dict[str, type]] = {}
+    # Messages whose handler goes to the database anyway (through ``command``): a due session
+    # check is made in that same call instead of a call of its own.
+    commands: frozenset[str] = frozenset()
     claimed = False
     heartbeat: asyncio.Task | None = None
     strikes = 0
@@ -203,7 +206,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         """Check the session (on a message at most every SESSION_RECHECK_SECONDS, at once when
         told to); close the socket if it has ended."""
         checked_at = time.monotonic()
-        if not now and checked_at - self.session_checked_at < SESSION_RECHECK_SECONDS:
+        if not now and not self.session_check_due(checked_at):
             return True
         if not await database_sync_to_async(sockets.session_is_valid)(
             self.scope["session"].session_key, self.user.pk
@@ -212,6 +215,22 @@ class JsonSocket(AsyncWebsocketConsumer):
             return False
         self.session_checked_at = checked_at
         return True
+
+    def session_check_due(self, now: float) -> bool:
+        return now - self.session_checked_at >= SESSION_RECHECK_SECONDS
+
+    async def command(self, work, /, *args, **kwargs) -> Any:
+        """Run a message's database work and return its result. When the session is due for
+        its check, the check comes first in the same call, and an ended session stops the work
+        before it starts (SessionEnded, which closes the socket)."""
+        checked_at = time.monotonic()
+        due = self.session_check_due(checked_at)
+        result = await database_sync_to_async(_session_checked)(
+            due, self.scope["session"].session_key, self.user.pk, work, args, kwargs
+        )
+        if due:
+            self.session_checked_at = checked_at
+        return result
 
     async def send_json(self, payload: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
@@ -229,15 +248,17 @@ class JsonSocket(AsyncWebsocketConsumer):
             return
         if self.tokens >= RATE_BURST - 1:  # the client paused long enough to refill its bucket
             self.strikes = 0
-        if not await self.session_still_valid():
-            return
         try:
             message = parse_message(text_data, bytes_data, self.messages)
         except BadMessage as error:
             await self.send_error(error.code)
             return
+        if message["type"] not in self.commands and not await self.session_still_valid():
+            return
         try:
             await getattr(self, f"on_{message['type']}")(message)
+        except SessionEnded:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
         except BACKEND_ERRORS:
             raise  # the socket closes with CLOSE_UNAVAILABLE: the client reconnects and resyncs
         except Exception:
@@ -299,6 +320,7 @@ class TableConsumer(JsonSocket):
     """
 
     messages = TABLE_MESSAGES
+    commands = frozenset(TABLE_MESSAGES) - {"sync", "ping"}
     joined = False
     # The players whose chat messages this user does not want to read.
     muted: frozenset[int] = frozenset()
@@ -382,7 +404,7 @@ class TableConsumer(JsonSocket):
 
     async def on_back(self, message: dict) -> None:
         try:
-            await database_sync_to_async(services.seat_back)(table_id=self.table_id, user=self.user)
+            await self.command(services.seat_back, table_id=self.table_id, user=self.user)
         except GameError as error:
             await self.send_error(error.code, error.message)
 
@@ -418,8 +440,8 @@ class TableConsumer(JsonSocket):
         None after answering its refusal."""
         try:
             with broadcast.collected() as outbox:
-                result = await database_sync_to_async(command)(
-                    table_id=self.table_id, user=self.user, **arguments
+                result = await self.command(
+                    command, table_id=self.table_id, user=self.user, **arguments
                 )
         except GameError as error:
             await self.send_error(error.code, error.message)
@@ -465,7 +487,7 @@ class TableConsumer(JsonSocket):
         """
         async with _table_turn(self.table_id):
             with broadcast.collected() as outbox:
-                await database_sync_to_async(command)(*args, **kwargs)
+                await self.command(command, *args, **kwargs)
         return outbox
 
     async def deliver_own_first(self, outbox: list[broadcast.Message]) -> None:
@@ -539,6 +561,18 @@ def _act(table_id: int, held: Held, user, action: dict, version: int) -> None:
     if game_id is None:
         raise GameError("no_game")
     services.game_apply_action(game_id=game_id, user=user, action=action, expected_version=version)
+
+
+class SessionEnded(Exception):
+    """The socket's session has ended since its last check."""
+
+
+def _session_checked(
+    due: bool, session_key: str | None, user_id: int, work, args: tuple, kwargs: dict
+) -> Any:
+    if due and not sockets.session_is_valid(session_key, user_id):
+        raise SessionEnded
+    return work(*args, **kwargs)
 
 
 class BadMessage(Exception):

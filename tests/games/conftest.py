@@ -165,9 +165,11 @@ class TableClient:
         self.errors: list[dict] = []
         self.frames = 0
         self.chat_history: dict | None = None
+        self.session_key: str | None = None
 
     async def connect(self) -> dict:
         cookie = await database_sync_to_async(session_cookie)(self.user)
+        self.session_key = cookie.split("=", 1)[1]
         # One cookie header, as a browser sends: the session's and any of the test's own.
         cookies = "; ".join([cookie, *(v.decode() for n, v in self.headers if n == b"cookie")])
         self.communicator = WebsocketCommunicator(

@@ -11,6 +11,7 @@ import redis
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
@@ -326,3 +327,68 @@ def test_the_moves_plain_statements_read_and_write_what_the_orm_does():
     assert all(event.created_at is not None and event.action for event in events)
     locked.refresh_from_db()
     assert locked.version == 3 and locked.deadline is not None
+
+
+@pytest.mark.asyncio
+async def test_a_move_checks_a_due_session_in_its_own_database_call(
+    snapshots, monkeypatch, fast_clients
+):
+    monkeypatch.setattr(consumers, "SESSION_RECHECK_SECONDS", 0)  # every message is due
+    users = await players(2)
+    table = await open_table(users, 2)
+    clients = await connect_all(users, table, snapshots)
+    game = await current_game(table)
+    engine = EngineGame.from_dict(game.state)
+    seat = engine.waiting_for[0]
+    checked = []
+    session_is_valid = consumers.sockets.session_is_valid
+
+    def counted_check(*args):
+        checked.append(args)
+        return session_is_valid(*args)
+
+    monkeypatch.setattr(consumers.sockets, "session_is_valid", counted_check)
+    calls = []
+    database_sync_to_async = consumers.database_sync_to_async
+
+    def counted_call(work):
+        calls.append(work)
+        return database_sync_to_async(work)
+
+    monkeypatch.setattr(consumers, "database_sync_to_async", counted_call)
+    await clients[seat].send(
+        {"type": "act", "action": choose_action(engine, seat), "version": game.version}
+    )
+    for client in clients:
+        await client.state_at_least(game.version + 1)
+    # One call to the database threads: the check rode in the move's own.
+    assert calls == [consumers._session_checked] and len(checked) == 1
+    for client in clients:
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_move_on_an_ended_session_closes_the_socket_and_changes_nothing(
+    snapshots, monkeypatch
+):
+    monkeypatch.setattr(consumers, "SESSION_RECHECK_SECONDS", 0)
+    users = await players(2)
+    table = await open_table(users, 2)
+    clients = await connect_all(users, table, snapshots)
+    game = await current_game(table)
+    engine = EngineGame.from_dict(game.state)
+    seat = engine.waiting_for[0]
+    mover = clients[seat]
+    # Ended without any signal, as an expired session's cleanup would.
+    await sync_to_async(Session.objects.filter(session_key=mover.session_key).delete)()
+    await mover.send(
+        {"type": "act", "action": choose_action(engine, seat), "version": game.version}
+    )
+    # States sent before the move (the other player's arrival) may still be on their way.
+    while (output := await mover.communicator.receive_output(timeout=5))["type"] != (
+        "websocket.close"
+    ):
+        assert json.loads(output["text"])["version"] == game.version
+    assert output["code"] == consumers.CLOSE_UNAUTHENTICATED
+    assert (await current_game(table)).version == game.version
+    await clients[1 - seat].close()
