@@ -233,7 +233,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         return result
 
     async def send_json(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+        await self.send(text_data=broadcast.encode(payload))
 
     async def send_error(self, code: str, message: Any = None) -> None:
         with translation.override(self.language):

@@ -329,17 +329,23 @@ def test_the_moves_plain_statements_read_and_write_what_the_orm_does():
     assert locked.version == 3 and locked.deadline is not None
 
 
-@pytest.mark.asyncio
-async def test_a_move_checks_a_due_session_in_its_own_database_call(
-    snapshots, monkeypatch, fast_clients
-):
-    monkeypatch.setattr(consumers, "SESSION_RECHECK_SECONDS", 0)  # every message is due
+async def two_players_at_a_move(snapshots) -> tuple:
+    """A two-player table with both sockets open: the table, the clients by seat, the game, its
+    engine and the seat it waits for."""
     users = await players(2)
     table = await open_table(users, 2)
     clients = await connect_all(users, table, snapshots)
     game = await current_game(table)
     engine = EngineGame.from_dict(game.state)
-    seat = engine.waiting_for[0]
+    return table, clients, game, engine, engine.waiting_for[0]
+
+
+@pytest.mark.asyncio
+async def test_a_move_checks_a_due_session_in_its_own_database_call(
+    snapshots, monkeypatch, fast_clients
+):
+    monkeypatch.setattr(consumers, "SESSION_RECHECK_SECONDS", 0)  # every message is due
+    table, clients, game, engine, seat = await two_players_at_a_move(snapshots)
     checked = []
     session_is_valid = consumers.sockets.session_is_valid
 
@@ -372,12 +378,7 @@ async def test_a_move_on_an_ended_session_closes_the_socket_and_changes_nothing(
     snapshots, monkeypatch
 ):
     monkeypatch.setattr(consumers, "SESSION_RECHECK_SECONDS", 0)
-    users = await players(2)
-    table = await open_table(users, 2)
-    clients = await connect_all(users, table, snapshots)
-    game = await current_game(table)
-    engine = EngineGame.from_dict(game.state)
-    seat = engine.waiting_for[0]
+    table, clients, game, engine, seat = await two_players_at_a_move(snapshots)
     mover = clients[seat]
     # Ended without any signal, as an expired session's cleanup would.
     await sync_to_async(Session.objects.filter(session_key=mover.session_key).delete)()
