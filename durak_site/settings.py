@@ -132,6 +132,9 @@ if env_bool("DB_PGBOUNCER"):
     # Transaction pooling hands each transaction any server connection: nothing may outlive one.
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
     DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+# The statements of every move run on a cursor whose statements psycopg prepares once they have
+# run this often on a connection (durak_site.rows.prepared_cursor); Django's own are never.
+DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 # Threads per web process that run database work for the sockets.
 DB_THREADS = int(os.environ.get("DB_THREADS", "4"))
 # Each process keeps its connections open in a pool, and every piece of database work borrows

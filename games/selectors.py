@@ -13,11 +13,10 @@ from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
-from durak_site.rows import ModelRows
+from durak_site.rows import ModelRows, prepared_cursor
 from games import presence
 from games.engine import Game as EngineGame
 from games.engine.autoplay import final_places
@@ -184,7 +183,7 @@ def table_seats(table_id: int) -> list[Seat]:
     Read on every move: one statement written once, not compiled by the ORM on each call.
     """
     seats, users, sql = _seats_query()
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [table_id])
         rows = cursor.fetchall()
     found = []

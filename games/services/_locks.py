@@ -8,10 +8,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from django.db import connection
 from django.db.models import QuerySet
 
-from durak_site.rows import ModelRows
+from durak_site.rows import ModelRows, prepared_cursor
 from games.errors import GameError
 from games.models import Game, Seat, Table
 
@@ -43,7 +42,7 @@ def lock_game(game_id: Any) -> tuple[Table, Game]:
     if not is_int(game_id):
         raise GameError("game_not_found")
     tables, games, sql = _lock_game_query()
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [game_id])
         row = cursor.fetchone()
     if row is None:

@@ -9,11 +9,11 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from durak_site.rows import ModelRows
+from durak_site.rows import ModelRows, prepared_cursor
 from games import effects, presence, selectors
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction, bank_shares
 from games.engine import Game as EngineGame
@@ -287,7 +287,7 @@ def _store_moves(change: Change) -> None:
         insert, insert_params = _EVENTS.insert(change.events)
         # A data-modifying WITH runs whether or not the statement after it reads from it.
         sql, params = f"WITH moves AS ({insert}) {sql}", [*insert_params, *params]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, params)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import channels.consumer
@@ -31,20 +33,27 @@ STATEMENTS_PER_MOVE = 3
 
 
 def measured_move(game: Game, users: list) -> list[str]:
+    """The statements one move runs, as written, checked to run in one transaction."""
     game.refresh_from_db()
     engine = EngineGame.from_dict(game.state)
     seat = engine.waiting_for[0]
-    with CaptureQueriesContext(connection) as queries:
+    statements = []
+
+    def record(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with CaptureQueriesContext(connection) as queries, connection.execute_wrapper(record):
         services.game_apply_action(
             game_id=game.pk,
             user=users[seat],
             action=choose_action(engine, seat),
             expected_version=game.version,
         )
-    statements = [query["sql"] for query in queries.captured_queries]
-    # One transaction around them.
-    assert (statements[0], statements[-1]) == ("BEGIN", "COMMIT"), statements
-    return statements[1:-1]
+    logged = queries.captured_queries
+    assert (logged[0]["sql"], logged[-1]["sql"]) == ("BEGIN", "COMMIT"), logged
+    assert len(logged) == len(statements) + 2, logged
+    return statements
 
 
 def test_a_move_issues_the_same_few_statements_early_and_late_in_a_game():
@@ -58,6 +67,25 @@ def test_a_move_issues_the_same_few_statements_early_and_late_in_a_game():
     assert len(first) == len(late) == STATEMENTS_PER_MOVE, late
     # The log is only added to, never read back, and the states are built without a query.
     assert not any("games_gameevent" in sql and sql.startswith("SELECT") for sql in late)
+
+
+def test_the_statements_of_a_move_are_prepared_once_per_connection():
+    game, users = seated_game(4)
+    moves = [
+        measured_move(game, users)
+        for _ in range(settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"] + 1)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+    # PostgreSQL holds the move's statements planned, and no longer plans them on each move.
+    assert {server_placeholders(sql) for sql in moves[-1]} <= set(prepared), prepared
+
+
+def server_placeholders(sql: str) -> str:
+    """The statement as psycopg sends it with its parameters apart: $1, $2... for each %s."""
+    numbers = itertools.count(1)
+    return re.sub("%s", lambda _: f"${next(numbers)}", sql)
 
 
 @pytest.fixture
