@@ -48,3 +48,23 @@ def test_check_deploy_refuses_the_test_payment_provider_in_production():
     )
     assert result.returncode != 0
     assert "wallet.W001" in result.stdout + result.stderr
+
+
+def _database_options(env) -> str:
+    read = "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS'])"
+    result = subprocess.run(
+        [sys.executable, "-c", read],
+        cwd=BASE_DIR,
+        env=os.environ | {"DJANGO_SETTINGS_MODULE": "durak_site.settings"} | env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_behind_pgbouncer_no_statement_is_prepared():
+    # A transaction may run on another server connection each time: a statement prepared on
+    # one would be missing on the next.
+    assert "'prepare_threshold': None" in _database_options(PRODUCTION_ENV | {"DB_PGBOUNCER": "1"})
+    assert "'prepare_threshold': 5" in _database_options(PRODUCTION_ENV)
