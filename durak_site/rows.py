@@ -97,7 +97,8 @@ def prepared_cursor() -> CursorWrapper:
     them. This one sends the parameters apart, and psycopg prepares a statement once it has run
     `prepare_threshold` times on a connection (behind a pooler in transaction mode the setting
     is off, and statements are only sent apart). Otherwise it is Django's cursor: it takes the
-    same connection and transaction, and `CaptureQueriesContext` sees its statements.
+    same connection and transaction, and `CaptureQueriesContext` counts its statements, though
+    without their text once they run prepared (psycopg keeps none for Django's log).
     """
     connection = connections[DEFAULT_DB_ALIAS]
     connection.ensure_connection()
