@@ -276,6 +276,25 @@ def _moment(iso: str) -> float:
     return datetime.fromisoformat(iso).timestamp()
 
 
+def cpu_times() -> tuple[int, int, int]:
+    """Clock ticks of all cores since boot: in all, idle (waiting on disks included), and
+    stolen by the host of a virtual machine for its other guests."""
+    fields = [int(value) for value in _read("/proc/stat").split("\n", 1)[0].split()[1:9]]
+    if len(fields) < 8:
+        return 0, 0, 0
+    return sum(fields), fields[3] + fields[4], fields[7]
+
+
+def machine_report(start: tuple[int, int, int], end: tuple[int, int, int]) -> dict[str, float]:
+    """Shares of the machine's CPU time over the window: busy, and stolen by the host. A run
+    that lost a tenth of its time to the host's other guests says so beside its figures."""
+    total = max(end[0] - start[0], 1)
+    return {
+        "busy_percent": round(100 * (total - (end[1] - start[1])) / total, 1),
+        "stolen_percent": round(100 * (end[2] - start[2]) / total, 1),
+    }
+
+
 def load_average() -> str:
     return " ".join(_read("/proc/loadavg").split()[:3])
 
@@ -641,6 +660,7 @@ async def loop_lag(stats: Stats, stop: asyncio.Event) -> None:
 async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> dict[str, Any]:
     stats.reset()
     procs_start = process_sample(pids)
+    cpu_start = cpu_times()
     commits_start, rows_start = await asyncio.to_thread(database_counters)
     broker_start = await asyncio.to_thread(broker_sample)
     started = CLOCK()
@@ -654,12 +674,14 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
     elapsed = CLOCK() - started
     pids.update(platform_processes())  # backends opened meanwhile count from their start
     procs_end = process_sample(pids)
+    cpu_end = cpu_times()
     commits_end, rows_end = await asyncio.to_thread(database_counters)
     broker_end = await asyncio.to_thread(broker_sample)
     moves = max(stats.moves, 1)
     return {
         "seconds": round(elapsed, 1),
         "load_average": load_average(),
+        "machine": machine_report(cpu_start, cpu_end),
         "moves": stats.moves,
         "moves_per_second": round(stats.moves / elapsed, 1),
         "latency_ms": {
@@ -683,7 +705,12 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
 
 def print_run(title: str, result: dict) -> None:
     latency = result["latency_ms"]
-    print(f"\n== {title}  ({result['seconds']} s, load average {result['load_average']})")
+    machine = result["machine"]
+    print(
+        f"\n== {title}  ({result['seconds']} s, load average {result['load_average']}, "
+        f"CPU busy {machine['busy_percent']} % of all cores, "
+        f"stolen by the host {machine['stolen_percent']} %)"
+    )
     print(f"moves/s {result['moves_per_second']}  ({result['moves']} moves)")
     for name in ("mover", "every_seat", "last_seat", "last_seat_flooded_table"):
         row = latency[name]
