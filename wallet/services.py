@@ -16,10 +16,11 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, transaction
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.audit.services import record_staff_action
+from durak_site.rows import ModelRows, prepared_cursor
 from wallet.models import NEVER_NEGATIVE, Account, Entry, LedgerTransaction
 
 
@@ -253,34 +254,27 @@ def post(
             .filter(pk__in=[account.pk for account in movements])
             .order_by("pk")
         }
-        existing = _existing(idempotency_key, fingerprint)
-        if existing is not None:
-            return existing
+        ledger_transaction = LedgerTransaction(
+            kind=kind,
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            memo=memo,
+            initiated_by=initiated_by,
+            table_id=table_id,
+            game_id=game_id,
+        )
+        if not _insert_unless_taken(ledger_transaction):
+            # The key was used before, or committed meanwhile by a command on other accounts.
+            return _existing(idempotency_key, fingerprint)
         new_balances = {}
         for account, amount in movements.items():
             balance = locked[account.pk].balance + amount
             if balance < 0 and account.kind in NEVER_NEGATIVE:
+                # Refused: leaving the block rolls the transaction's row back with the error.
                 if account.kind == Account.Kind.TABLE_BANK:
                     raise InsufficientFunds(_("The table bank holds less than that."))
                 raise InsufficientFunds()
             new_balances[account.pk] = balance
-        try:
-            with transaction.atomic():
-                ledger_transaction = LedgerTransaction.objects.create(
-                    kind=kind,
-                    idempotency_key=idempotency_key,
-                    fingerprint=fingerprint,
-                    memo=memo,
-                    initiated_by=initiated_by,
-                    table_id=table_id,
-                    game_id=game_id,
-                )
-        except IntegrityError:
-            # The same key was committed meanwhile by a command touching other accounts.
-            existing = _existing(idempotency_key, fingerprint)
-            if existing is None:
-                raise
-            return existing
         Entry.objects.bulk_create(
             Entry(
                 transaction=ledger_transaction,
@@ -292,9 +286,38 @@ def post(
                 (account.pk, amount) for account, amount in movements.items()
             )
         )
-        for account_id, balance in sorted(new_balances.items()):
-            Account.objects.filter(pk=account_id).update(balance=balance)
+        _set_balances(new_balances)
         return ledger_transaction
+
+
+_TRANSACTIONS = ModelRows(LedgerTransaction)
+
+
+def _insert_unless_taken(ledger_transaction: LedgerTransaction) -> bool:
+    """Insert the transaction unless its key is taken (then nothing happens), in one statement
+    where a lookup, a savepoint and the insert took four."""
+    sql, params = _TRANSACTIONS.insert([ledger_transaction])
+    with prepared_cursor() as cursor:
+        cursor.execute(f"{sql} ON CONFLICT (idempotency_key) DO NOTHING RETURNING id", params)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    ledger_transaction.pk = row[0]
+    ledger_transaction._state.adding = False
+    ledger_transaction._state.db = DEFAULT_DB_ALIAS
+    return True
+
+
+def _set_balances(balances: Mapping[int, int]) -> None:
+    """Every moved account's new balance, in one statement (their rows are locked already)."""
+    ids = sorted(balances)
+    with prepared_cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Account._meta.db_table} a SET balance = moved.balance"
+            " FROM unnest(%s::bigint[], %s::bigint[]) AS moved (id, balance)"
+            " WHERE a.id = moved.id",
+            [ids, [balances[account_id] for account_id in ids]],
+        )
 
 
 def _existing(idempotency_key: str, fingerprint: str) -> LedgerTransaction | None:
@@ -345,12 +368,21 @@ def user_account(user) -> Account:
 
 def user_accounts(user_ids: Sequence[int] | set[int]) -> dict[int, Account]:
     """The wallets of these players by user id; InvalidCommand if one of them does not exist."""
-    user_model = Account._meta.get_field("user").related_model
     if any(type(user_id) is not int for user_id in user_ids):
         raise InvalidCommand(_("Unknown player."))
-    if user_model.objects.filter(pk__in=user_ids).count() != len(user_ids):
+    wanted = set(user_ids)
+    # One statement for the players who have a wallet already: a wallet's player exists.
+    wallets = {
+        wallet.user_id: wallet
+        for wallet in Account.objects.filter(kind=Account.Kind.USER, user_id__in=wanted)
+    }
+    missing = wanted - wallets.keys()
+    user_model = Account._meta.get_field("user").related_model
+    if missing and user_model.objects.filter(pk__in=missing).count() != len(missing):
         raise InvalidCommand(_("Unknown player."))
-    return {user_id: _account(kind=Account.Kind.USER, user_id=user_id) for user_id in user_ids}
+    for user_id in missing:
+        wallets[user_id] = _account(kind=Account.Kind.USER, user_id=user_id)
+    return wallets
 
 
 def table_bank(table_id: int) -> Account:

@@ -7,6 +7,8 @@ import itertools
 from decimal import Decimal
 
 import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -189,3 +191,30 @@ def test_bank_settle_pays_places_and_commission(make_user):
     assert Account.objects.get(kind=Account.Kind.TABLE_BANK, table_id=11).balance == 0
     # A zero payout gets no entry.
     assert settlement.transaction.entries.count() == 5
+
+
+# The players' wallets, the table's bank, the house; then the posting (savepoint, accounts
+# locked, transaction, entries, balances, release).
+STATEMENTS_PER_SETTLEMENT = 9
+
+
+def test_a_settlement_takes_the_same_statements_for_two_players_as_for_six(make_user):
+    services.house_account()  # made on its first use, in statements of its own
+    counts = []
+    for players in (2, 6):
+        game_id = table_id = next(_games)
+        users = _seat_players(make_user, players, 1_000, table_id)
+        with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+            settlement = bank_settle(
+                table_id=table_id,
+                game_id=game_id,
+                bank=1_000 * players,
+                commission_percent=Decimal("10"),
+                places=[[seat] for seat in range(players)],
+                seat_users=dict(enumerate(user.pk for user in users)),
+                percentages=list(DEFAULT_PERCENTAGES[players]),
+            )
+        counts.append(len(queries))
+        paid = [selectors.user_balance(user=user) for user in users]
+        assert paid == [settlement.payouts[seat] for seat in range(players)]
+    assert counts == [STATEMENTS_PER_SETTLEMENT] * 2

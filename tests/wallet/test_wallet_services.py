@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from wallet import selectors, services
 from wallet.models import Account, Entry, LedgerTransaction
@@ -31,6 +33,30 @@ def test_deposit_and_withdrawal_move_between_wallet_pending_and_external_cash(ma
         7_500,
         10_000,
     ]
+
+
+# The posting's savepoint and its release, the accounts locked, the transaction inserted
+# unless its key is taken, its entries, the new balances.
+STATEMENTS_PER_POSTING = 6
+
+
+def test_a_posting_takes_the_same_few_statements_whatever_the_number_of_accounts(make_user):
+    players = [make_user(balance=1_000) for _ in range(5)]
+    bank = services.table_bank(9)
+    counts = []
+    for payers in (players[:1], players):
+        movements = {services.user_account(player): -100 for player in payers}
+        movements[bank] = 100 * len(payers)
+        with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+            services.post(
+                kind=LedgerTransaction.Kind.STAKE_HOLD,
+                idempotency_key=f"hold:{len(payers)}",
+                movements=movements,
+            )
+        counts.append(len(queries))
+    assert counts == [STATEMENTS_PER_POSTING] * 2
+    assert [selectors.user_balance(user=player) for player in players] == [800] + [900] * 4
+    assert Account.objects.get(pk=bank.pk).balance == 600
 
 
 def test_balance_is_zero_without_an_account(make_user):
