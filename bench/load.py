@@ -25,9 +25,9 @@ limits, over them, and socket churn).
 
 Printed for each run: the machine's speed (engine playouts a second on one core, measured
 first), moves/s, latency percentiles for the mover, for every seat and for the last seat of
-each move, errors by code, CPU and RSS (start and end) of each platform process, PostgreSQL
-commits and rows read per move, Redis memory and queue sizes, and a bare websockets echo round
-trip as the floor.
+each move (and apart, of the moves that end a game), errors by code, CPU and RSS (start and
+end) of each platform process, PostgreSQL commits and rows read per move, Redis memory and
+queue sizes, and a bare websockets echo round trip as the floor.
 """
 
 from __future__ import annotations
@@ -312,6 +312,8 @@ class Stats:
     # The last seat at the table a flooder watches, apart.
     flooded_table: int | None = None
     last_seat_flooded: list[float] = field(default_factory=list)
+    # The moves that end a game: each also settles the bank and the ratings.
+    game_end: list[float] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
     mover_last: int = 0
     timed_moves: int = 0
@@ -330,6 +332,7 @@ class Stats:
         self.every_seat.clear()
         self.last_seat.clear()
         self.last_seat_flooded.clear()
+        self.game_end.clear()
         self.errors.clear()
 
 
@@ -461,6 +464,8 @@ class BenchTable:
                     del self.pending[sent_version]
                     if self.stats.measuring:
                         self.stats.last_seat.append(now - sent_at)
+                        if game["status"] != "playing":
+                            self.stats.game_end.append(now - sent_at)
                         if self.table_id == self.stats.flooded_table:
                             self.stats.last_seat_flooded.append(now - sent_at)
                         self.stats.timed_moves += 1
@@ -689,6 +694,7 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
             "every_seat": percentiles(stats.every_seat),
             "last_seat": percentiles(stats.last_seat),
             "last_seat_flooded_table": percentiles(stats.last_seat_flooded),
+            "last_seat_game_end": percentiles(stats.game_end),
         },
         "deadline_late_ms": percentiles(stats.deadline_late),
         "client_loop_lag_ms": percentiles(stats.client_lag),
@@ -712,7 +718,13 @@ def print_run(title: str, result: dict) -> None:
         f"stolen by the host {machine['stolen_percent']} %)"
     )
     print(f"moves/s {result['moves_per_second']}  ({result['moves']} moves)")
-    for name in ("mover", "every_seat", "last_seat", "last_seat_flooded_table"):
+    for name in (
+        "mover",
+        "every_seat",
+        "last_seat",
+        "last_seat_flooded_table",
+        "last_seat_game_end",
+    ):
         row = latency[name]
         if not row["count"]:
             continue
