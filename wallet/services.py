@@ -320,9 +320,10 @@ def _set_balances(balances: Mapping[int, int]) -> None:
         )
 
 
-def _existing(idempotency_key: str, fingerprint: str) -> LedgerTransaction | None:
-    existing = LedgerTransaction.objects.filter(idempotency_key=idempotency_key).first()
-    if existing is not None and existing.fingerprint != fingerprint:
+def _existing(idempotency_key: str, fingerprint: str) -> LedgerTransaction:
+    """The transaction that took the key; DuplicateCommand if it was another command."""
+    existing = LedgerTransaction.objects.get(idempotency_key=idempotency_key)
+    if existing.fingerprint != fingerprint:
         raise DuplicateCommand()
     return existing
 
