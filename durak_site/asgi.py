@@ -37,7 +37,6 @@ application = ProtocolTypeRouter(
 gc.freeze()
 # The sockets' own objects (some 190 each) still take a full collection 50-100 ms, which at
 # Python's default thresholds came every half minute under load, and young ones several times a
-# second.
-# Collected every 5,000 new objects instead of 700, most of a move's objects are gone before the
-# collector looks, and a full collection comes every few minutes.
+# second. Collected every 5,000 new objects instead of 700, most of a move's objects are gone
+# before the collector looks, and a full collection comes every few minutes.
 gc.set_threshold(*COLLECTOR_THRESHOLDS)
