@@ -35,9 +35,9 @@ def test_deposit_and_withdrawal_move_between_wallet_pending_and_external_cash(ma
     ]
 
 
-# The posting's savepoint and its release, the accounts locked, the transaction inserted
-# unless its key is taken, its entries, the new balances.
-STATEMENTS_PER_POSTING = 6
+# The accounts locked, the transaction inserted unless its key is taken, its entries, the new
+# balances; no savepoint inside the caller's transaction.
+STATEMENTS_PER_POSTING = 4
 
 
 def test_a_posting_takes_the_same_few_statements_whatever_the_number_of_accounts(make_user):
@@ -74,6 +74,30 @@ def test_repeated_key_pays_once(make_user):
     assert again.pk == first.pk
     assert selectors.user_balance(user=user) == 700
     assert Account.objects.get(kind=Account.Kind.TABLE_BANK, table_id=7).balance == 300
+
+
+def test_a_repeat_returns_the_first_posting_though_the_wallet_no_longer_covers_it(make_user):
+    user = make_user(balance=1_000)
+    first = services.stake_hold(user=user, table_id=7, amount=1_000, idempotency_key="hold:all")
+    again = services.stake_hold(user=user, table_id=7, amount=1_000, idempotency_key="hold:all")
+    assert again.pk == first.pk
+    with pytest.raises(services.DuplicateCommand):
+        services.stake_hold(user=user, table_id=7, amount=900, idempotency_key="hold:all")
+    assert selectors.user_balance(user=user) == 0
+
+
+def test_a_refused_posting_leaves_the_callers_transaction_as_it_was(make_user):
+    player = make_user(balance=100)
+    bank = services.table_bank(9)
+    with transaction.atomic():
+        services.stake_hold(user=player, table_id=9, amount=60, idempotency_key="hold:small")
+        with pytest.raises(services.InsufficientFunds):
+            services.stake_hold(user=player, table_id=9, amount=50, idempotency_key="hold:big")
+        # Nothing of the refused posting was written: the caller goes on and commits his own.
+        services.stake_hold(user=player, table_id=9, amount=40, idempotency_key="hold:rest")
+    assert not LedgerTransaction.objects.filter(idempotency_key="hold:big").exists()
+    assert selectors.user_balance(user=player) == 0
+    assert Account.objects.get(pk=bank.pk).balance == 100
 
 
 def test_same_key_with_other_content_is_refused(make_user):
