@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import os
@@ -79,6 +80,9 @@ STAKE = 100
 FUNDS = 10_000_000
 CLOCK = time.perf_counter
 LAG_TICK_SECONDS = 0.01
+# The run is also reported stretch by stretch: the ends of games and the host's share of the
+# machine come in bursts that the whole run's percentiles hide.
+STRETCH_SECONDS = 10.0
 # How long the bots may take to get in before the measured play starts anyway.
 OPEN_WAIT_SECONDS = 60.0
 # A process's role by what its command line holds, the first match winning.
@@ -312,8 +316,9 @@ class Stats:
     # The last seat at the table a flooder watches, apart.
     flooded_table: int | None = None
     last_seat_flooded: list[float] = field(default_factory=list)
-    # The moves that end a game: each also settles the bank and the ratings.
-    game_end: list[float] = field(default_factory=list)
+    # (when the move was sent, its last seat's latency, whether it ended a game), per move: the
+    # moves that end a game also settle the bank and the ratings.
+    timeline: list[tuple[float, float, bool]] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
     mover_last: int = 0
     timed_moves: int = 0
@@ -332,7 +337,7 @@ class Stats:
         self.every_seat.clear()
         self.last_seat.clear()
         self.last_seat_flooded.clear()
-        self.game_end.clear()
+        self.timeline.clear()
         self.errors.clear()
 
 
@@ -464,8 +469,8 @@ class BenchTable:
                     del self.pending[sent_version]
                     if self.stats.measuring:
                         self.stats.last_seat.append(now - sent_at)
-                        if game["status"] != "playing":
-                            self.stats.game_end.append(now - sent_at)
+                        ended = game["status"] != "playing"
+                        self.stats.timeline.append((sent_at, now - sent_at, ended))
                         if self.table_id == self.stats.flooded_table:
                             self.stats.last_seat_flooded.append(now - sent_at)
                         self.stats.timed_moves += 1
@@ -672,7 +677,10 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
     stats.measuring = True
     ticking = asyncio.Event()
     ticker = asyncio.create_task(loop_lag(stats, ticking))
-    await asyncio.sleep(seconds)
+    cpu_marks = [cpu_start]
+    while (left := seconds - (CLOCK() - started)) > 0:
+        await asyncio.sleep(min(STRETCH_SECONDS, left))
+        cpu_marks.append(cpu_times())
     stats.measuring = False
     ticking.set()
     await ticker
@@ -694,7 +702,7 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
             "every_seat": percentiles(stats.every_seat),
             "last_seat": percentiles(stats.last_seat),
             "last_seat_flooded_table": percentiles(stats.last_seat_flooded),
-            "last_seat_game_end": percentiles(stats.game_end),
+            "last_seat_game_end": percentiles([late for _, late, ended in stats.timeline if ended]),
         },
         "deadline_late_ms": percentiles(stats.deadline_late),
         "client_loop_lag_ms": percentiles(stats.client_lag),
@@ -706,7 +714,28 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
             "rows_read": round((rows_end - rows_start) / moves, 1),
         },
         "broker": {"start": broker_start, "end": broker_end},
+        "stretches": stretch_report(stats.timeline, started, cpu_marks),
     }
+
+
+def stretch_report(
+    timeline: list[tuple[float, float, bool]], started: float, cpu_marks: list[tuple[int, int, int]]
+) -> list[dict[str, Any]]:
+    """The last seat's latency, the games ended and the machine's shares, stretch by stretch
+    (a move counts in the stretch it was sent in)."""
+    rows = []
+    for index, (cpu_from, cpu_to) in enumerate(itertools.pairwise(cpu_marks)):
+        low, high = index * STRETCH_SECONDS, (index + 1) * STRETCH_SECONDS
+        moves = [(late, ended) for sent, late, ended in timeline if low <= sent - started < high]
+        rows.append(
+            {
+                "from_second": low,
+                "last_seat": percentiles([late for late, _ in moves]),
+                "games_ended": sum(ended for _, ended in moves),
+                **machine_report(cpu_from, cpu_to),
+            }
+        )
+    return rows
 
 
 def print_run(title: str, result: dict) -> None:
@@ -744,6 +773,17 @@ def print_run(title: str, result: dict) -> None:
         f"max {lag['max']} ms"
     )
     print(f"  errors: {result['errors'] or 'none'}")
+    if len(result["stretches"]) > 1:
+        print(
+            f"  each {STRETCH_SECONDS:.0f} s: last seat p50 / p99, games ended, "
+            "machine busy / stolen by the host"
+        )
+        for row in result["stretches"]:
+            seat = row["last_seat"]
+            print(
+                f"    from {row['from_second']:4.0f} s  {seat['p50']} / {seat['p99']} ms  "
+                f"{row['games_ended']:3d}  {row['busy_percent']} / {row['stolen_percent']} %"
+            )
     per_move = result["postgres_per_move"]
     print(
         f"  PostgreSQL per move: {per_move['commits']} commits, {per_move['rows_read']} rows read"
