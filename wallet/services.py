@@ -262,8 +262,9 @@ def post(
             balance = locked[account.pk].balance + amount
             if balance < 0 and account.kind in NEVER_NEGATIVE:
                 # A repeat of a command that went through returns it, whatever the balances now.
-                if LedgerTransaction.objects.filter(idempotency_key=idempotency_key).exists():
-                    return _existing(idempotency_key, fingerprint)
+                taken = LedgerTransaction.objects.filter(idempotency_key=idempotency_key).first()
+                if taken is not None:
+                    return _repeated(taken, fingerprint)
                 if account.kind == Account.Kind.TABLE_BANK:
                     raise InsufficientFunds(_("The table bank holds less than that."))
                 raise InsufficientFunds()
@@ -279,7 +280,8 @@ def post(
         )
         if not _insert_unless_taken(ledger_transaction):
             # The key was used before, or committed meanwhile by a command on other accounts.
-            return _existing(idempotency_key, fingerprint)
+            taken = LedgerTransaction.objects.get(idempotency_key=idempotency_key)
+            return _repeated(taken, fingerprint)
         Entry.objects.bulk_create(
             Entry(
                 transaction=ledger_transaction,
@@ -325,12 +327,12 @@ def _set_balances(balances: Mapping[int, int]) -> None:
         )
 
 
-def _existing(idempotency_key: str, fingerprint: str) -> LedgerTransaction:
-    """The transaction that took the key; DuplicateCommand if it was another command."""
-    existing = LedgerTransaction.objects.get(idempotency_key=idempotency_key)
-    if existing.fingerprint != fingerprint:
+def _repeated(taken: LedgerTransaction, fingerprint: str) -> LedgerTransaction:
+    """The transaction that took the key, if this command repeats it; DuplicateCommand if the
+    key was taken by another command."""
+    if taken.fingerprint != fingerprint:
         raise DuplicateCommand()
-    return existing
+    return taken
 
 
 def _fingerprint(**content) -> str:
