@@ -251,15 +251,10 @@ def post(
     # as it was and needs no savepoint of its own (two statements a posting).
     with nullcontext() if connection.in_atomic_block else transaction.atomic():
         # Lock first: a concurrent twin with the same key waits here, then finds the first result.
-        locked = {
-            account.pk: account
-            for account in Account.objects.select_for_update()
-            .filter(pk__in=[account.pk for account in movements])
-            .order_by("pk")
-        }
+        balances = _lock_balances([account.pk for account in movements])
         new_balances = {}
         for account, amount in movements.items():
-            balance = locked[account.pk].balance + amount
+            balance = balances[account.pk] + amount
             if balance < 0 and account.kind in NEVER_NEGATIVE:
                 # A repeat of a command that went through returns it, whatever the balances now.
                 taken = LedgerTransaction.objects.filter(idempotency_key=idempotency_key).first()
@@ -282,18 +277,7 @@ def post(
             # The key was used before, or committed meanwhile by a command on other accounts.
             taken = LedgerTransaction.objects.get(idempotency_key=idempotency_key)
             return _repeated(taken, fingerprint)
-        Entry.objects.bulk_create(
-            Entry(
-                transaction=ledger_transaction,
-                account_id=account_id,
-                amount=amount,
-                balance_after=new_balances[account_id],
-            )
-            for account_id, amount in sorted(
-                (account.pk, amount) for account, amount in movements.items()
-            )
-        )
-        _set_balances(new_balances)
+        _write_entries(ledger_transaction, movements, new_balances)
         return ledger_transaction
 
 
@@ -315,15 +299,38 @@ def _insert_unless_taken(ledger_transaction: LedgerTransaction) -> bool:
     return True
 
 
-def _set_balances(balances: Mapping[int, int]) -> None:
-    """Every moved account's new balance, in one statement (their rows are locked already)."""
-    ids = sorted(balances)
+def _lock_balances(account_ids: list[int]) -> dict[int, int]:
+    """Lock the accounts, in one order by id so that two postings never deadlock, and read
+    their balances: one statement written once, as every posting takes it."""
     with prepared_cursor() as cursor:
         cursor.execute(
-            f"UPDATE {Account._meta.db_table} a SET balance = moved.balance"
+            f"SELECT id, balance FROM {Account._meta.db_table} WHERE id = ANY(%s::bigint[])"
+            " ORDER BY id FOR UPDATE",
+            [sorted(account_ids)],
+        )
+        return dict(cursor.fetchall())
+
+
+def _write_entries(
+    ledger_transaction: LedgerTransaction,
+    movements: Mapping[Account, int],
+    balances: Mapping[int, int],
+) -> None:
+    """The transaction's entries and every moved account's new balance (their rows are locked
+    already), in one statement written once."""
+    ids = sorted(balances)
+    by_account = {account.pk: amount for account, amount in movements.items()}
+    amounts = [by_account[account_id] for account_id in ids]
+    new = [balances[account_id] for account_id in ids]
+    with prepared_cursor() as cursor:
+        cursor.execute(
+            f"WITH entries AS (INSERT INTO {Entry._meta.db_table}"
+            " (transaction_id, account_id, amount, balance_after)"
+            " SELECT %s, * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[]))"
+            f" UPDATE {Account._meta.db_table} a SET balance = moved.balance"
             " FROM unnest(%s::bigint[], %s::bigint[]) AS moved (id, balance)"
             " WHERE a.id = moved.id",
-            [ids, [balances[account_id] for account_id in ids]],
+            [ledger_transaction.pk, ids, amounts, new, ids, new],
         )
 
 

@@ -194,8 +194,8 @@ def test_bank_settle_pays_places_and_commission(make_user):
 
 
 # The players' wallets, the table's bank, the house; then the posting (accounts locked,
-# transaction, entries, balances).
-STATEMENTS_PER_SETTLEMENT = 7
+# transaction, entries with balances).
+STATEMENTS_PER_SETTLEMENT = 6
 
 
 def test_a_settlement_takes_the_same_statements_for_two_players_as_for_six(make_user):

@@ -35,9 +35,9 @@ def test_deposit_and_withdrawal_move_between_wallet_pending_and_external_cash(ma
     ]
 
 
-# The accounts locked, the transaction inserted unless its key is taken, its entries, the new
-# balances; no savepoint inside the caller's transaction.
-STATEMENTS_PER_POSTING = 4
+# The accounts locked, the transaction inserted unless its key is taken, its entries with the
+# new balances; no savepoint inside the caller's transaction.
+STATEMENTS_PER_POSTING = 3
 
 
 def test_a_posting_takes_the_same_few_statements_whatever_the_number_of_accounts(make_user):
