@@ -8,6 +8,7 @@ before the game is over.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -360,6 +361,14 @@ def _players(snapshot: TableSnapshot, users_by_seat: dict[int, int], connected: 
 def game_result(*, game: Game) -> dict[str, Any]:
     """Places, bank, commission and each seat's share of a finished game."""
     shares = BankDistribution.objects.filter(game=game).select_related("user")
+    return result_of(game, {share.user_id: share.user.username for share in shares}, shares)
+
+
+def result_of(
+    game: Game, nicknames: dict[int, str], shares: Iterable[BankDistribution]
+) -> dict[str, Any]:
+    """A finished game's result from its bank shares, in place order, and its players'
+    nicknames: what its move's transaction wrote needs no reading back."""
     engine = EngineGame.from_dict(game.state)
     return {
         "places": final_places(engine, stalemate=game.stalemate),
@@ -370,7 +379,7 @@ def game_result(*, game: Game) -> dict[str, Any]:
         "payouts": [
             {
                 "seat": share.seat,
-                "nickname": share.user.username,
+                "nickname": nicknames[share.user_id],
                 "place": share.place,
                 "percent": f"{share.percent.normalize():f}",
                 "amount": share.amount,

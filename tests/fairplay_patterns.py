@@ -41,7 +41,8 @@ def finish_game(users: list, *, order: list[int] | None = None, clients=None) ->
         transaction.atomic(),
     ):
         table, game = lock_game(Game.objects.get(table=table).pk)
-        play._game_finish(table=table, game=game, engine=None)
+        engine = EngineGame.from_dict(game.state)
+        play._game_finish(play.Change(table, game, engine, play.seated(table)))
     return game
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -30,7 +31,7 @@ from games.models import (
     Table,
 )
 from games.services import rating
-from games.services._locks import active_seats, is_int, lock_game
+from games.services._locks import is_int, lock_game
 from games.services.bank import bank_settle
 
 # Away players without a socket are played for at once; this bounds one chain of such moves so
@@ -244,28 +245,24 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
             break
         change.play(position, engine.timeout_action(position), automatic=True)
     game.state = engine.to_dict()
+    nicknames = {seat.user_id: seat.user.username for seat in change.seats}
     result = None
-    finished = engine.finished or game.stalemate
-    if not finished:
+    if engine.finished or game.stalemate:
+        result = selectors.result_of(game, nicknames, _game_finish(change))
+    else:
         seconds = table.turn_seconds if engine.deadline_kind == "turn" else table.throw_seconds
         # The deadline loop (games.deadlines) finds it by this indexed column.
         game.deadline = timezone.now() + timedelta(seconds=seconds)
-    _store_moves(change)
-    if finished:
-        _game_finish(table=table, game=game, engine=engine)
-        left = timezone.now()
-        for seat in change.seats:
-            seat.left_at = left
-        result = selectors.game_result(game=game)
-    elif table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
-        effects.schedule_bot_move(game_id=game.pk, version=game.version)
+        _store_moves(change, _MOVED_GAME)
+        if table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
+            effects.schedule_bot_move(game_id=game.pk, version=game.version)
     effects.publish(
         selectors.TableSnapshot(
             table,
             game,
             engine,
             {seat.position: seat for seat in change.seats if seat.left_at is None},
-            {seat.user_id: seat.user.username for seat in change.seats},
+            nicknames,
             result,
         ),
         events=change.public,
@@ -274,30 +271,50 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
     )
 
 
-# What a move changes in its game's row (its finish then saves the whole row).
+# What a move changes in its game's row, and what its finish changes besides.
 _MOVED_GAME = ModelRows(Game, ["state", "version", "deadline", "stalemate"])
+_FINISHED_GAME = ModelRows(
+    Game,
+    [
+        *_MOVED_GAME.attnames,
+        "status",
+        "finished_at",
+        "rematch_until",
+        "commission",
+        "percentages",
+    ],
+)
 _EVENTS = ModelRows(GameEvent)
+_SHARES = ModelRows(BankDistribution)
 
 
-def _store_moves(change: Change) -> None:
-    """Insert the change's events and update what moves change in its game, in one statement
-    written once: every move stores them, and the ORM would compile both anew."""
-    sql, params = _MOVED_GAME.update(change.game)
+def _store_moves(
+    change: Change, game_row: ModelRows[Game], writes: Sequence[tuple[str, list]] = ()
+) -> None:
+    """Insert the change's events, run the other `writes` of its change and update its game's
+    `game_row`, in one statement written once: every move stores them, and the ORM would
+    compile each anew."""
+    sql, params = game_row.update(change.game)
     if change.events:
-        insert, insert_params = _EVENTS.insert(change.events)
+        writes = [_EVENTS.insert(change.events), *writes]
+    if writes:
         # A data-modifying WITH runs whether or not the statement after it reads from it.
-        sql, params = f"WITH moves AS ({insert}) {sql}", [*insert_params, *params]
+        steps = ", ".join(f"step{index} AS ({step})" for index, (step, _) in enumerate(writes))
+        sql = f"WITH {steps} {sql}"
+        params = [*(value for _, values in writes for value in values), *params]
     with prepared_cursor() as cursor:
         cursor.execute(sql, params)
 
 
-def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
+def _game_finish(change: Change) -> list[BankDistribution]:
     """Settle the bank by places, record the distribution and update the ratings, reveal the
-    seed, close the table. A practice game only records its places."""
+    seed, close the table, and store it all with the last moves. A practice game only records
+    its places. The bank's shares, in place order."""
+    table, game = change.table, change.game
     players = len(game.players)
     scheme = PayoutScheme.objects.filter(players=players).first()
     percentages = list(scheme.percentages if scheme else DEFAULT_PERCENTAGES[players])
-    places = final_places(engine, stalemate=game.stalemate)
+    places = final_places(change.engine, stalemate=game.stalemate)
     if table.practice:
         shares, commission = bank_shares(0, places, percentages), 0
     else:
@@ -314,7 +331,7 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
         if not game.stalemate:
             rating.rating_record_game(game=game, places=places)
     now = timezone.now()
-    BankDistribution.objects.bulk_create(
+    distribution = [
         BankDistribution(
             game=game,
             user_id=game.players[share.seat],
@@ -326,7 +343,7 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
             amount=share.amount,
         )
         for share in shares
-    )
+    ]
     game.commission = commission
     game.percentages = percentages
     game.status = Game.Status.FINISHED
@@ -334,10 +351,26 @@ def _game_finish(*, table: Table, game: Game, engine: EngineGame) -> None:
     # A practice game offers no rematch: a new one is one click in the lobby.
     game.rematch_until = None if table.practice else now + timedelta(seconds=REMATCH_SECONDS)
     game.deadline = None
-    game.save()
-    active_seats(table).update(left_at=now)
+    for seat in change.seats:
+        seat.left_at = now
     table.status = Table.Status.CLOSED
-    table.save(update_fields=["status"])
+    _store_moves(
+        change,
+        _FINISHED_GAME,
+        [
+            _SHARES.insert(distribution),
+            (
+                f"UPDATE {Seat._meta.db_table} SET left_at = %s"
+                " WHERE table_id = %s AND left_at IS NULL",
+                [now, table.pk],
+            ),
+            (
+                f"UPDATE {Table._meta.db_table} SET status = %s WHERE id = %s",
+                [table.status, table.pk],
+            ),
+        ],
+    )
+    return sorted(distribution, key=lambda share: (share.place, share.seat))
 
 
 def new_seed() -> str:

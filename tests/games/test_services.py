@@ -28,6 +28,7 @@ from games.services import GameError
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from wallet.models import LedgerTransaction
 from wallet.selectors import user_balance
+from wallet.services import house_account
 
 pytestmark = pytest.mark.django_db
 
@@ -262,10 +263,42 @@ def test_a_full_four_player_game_settles_the_bank_by_places():
     assert {share.seat: share.user_id for share in shares} == dict(enumerate(game.players))
     assert game.table.status == Table.Status.CLOSED
     assert game.deadline is None and game.finished_at is not None
+    assert game.status == Game.Status.FINISHED and game.percentages == [60, 30, 10, 0]
+    assert game.rematch_until > game.finished_at
     assert not Seat.objects.filter(table=game.table, left_at__isnull=True).exists()
     assert GameEvent.objects.filter(game=game).count() == game.version
     call_command("ledger_check")
     call_command("verify_game", game.pk)
+
+
+# The move that ends a game: lock the game and its table, the seats, the payout scheme; the
+# settlement (the players' wallets, the table's bank, the house, the posting's lock, its
+# transaction, its entries with the balances); the ratings locked, then updated with their
+# changes; and the last moves, the bank's distribution, the seats standing up, the table closed
+# and the game finished, in one statement.
+STATEMENTS_PER_FINISHING_MOVE = 12
+
+
+def test_the_move_that_ends_a_game_takes_the_same_statements_for_two_players_as_for_four():
+    house_account()  # made on its first use, in statements of its own
+    counts = []
+    for players in (2, 4):
+        game, users = seated_game(players)
+        Table.objects.filter(pk=game.table_id).update(commission_percent="5")
+        while game.status == Game.Status.PLAYING:
+            engine = EngineGame.from_dict(game.state)
+            seat = engine.waiting_for[0]
+            with CaptureQueriesContext(connection) as queries:
+                services.game_apply_action(
+                    game_id=game.pk,
+                    user=users[seat],
+                    action=choose_action(engine, seat),
+                    expected_version=game.version,
+                )
+            game.refresh_from_db()
+        counts.append(len(queries) - 2)  # BEGIN and COMMIT aside
+        assert game.commission > 0 and game.distribution.count() == players
+    assert counts == [STATEMENTS_PER_FINISHING_MOVE] * 2
 
 
 def test_the_commission_is_taken_first_and_rounded_down():
