@@ -18,7 +18,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 from wallet import services
-from wallet.models import Entry, LedgerTransaction, Payment, PlayerLimit, SelfExclusion
+from wallet.models import Account, Entry, LedgerTransaction, Payment, PlayerLimit, SelfExclusion
 from wallet.money import format_money
 from wallet.services import InvalidCommand, WalletError
 
@@ -181,18 +181,19 @@ def check_deposit(*, user, amount: int) -> None:
             )
 
 
-def check_stake(*, user, amount: int) -> None:
-    """Refuse a stake during a break or when losing it would pass a loss limit.
+def check_stake(*, user, amount: int) -> Account:
+    """Refuse a stake during a break or when losing it would pass a loss limit; the player's
+    wallet, locked for the rest of the caller's transaction.
 
     Losses are the player's net result of games with stakes over the period (stakes held,
     returned and paid out), counting held stakes as lost until their game pays out.
     """
-    services.lock_wallet(user=user)
+    wallet = services.lock_wallet(user=user)
     now = timezone.now()
     check_not_on_break(user=user, now=now)
     limits = _limits(user, LOSS_LIMITS, now)
     if not limits:
-        return
+        return wallet
     since = {period: now - WINDOWS[period] for period in limits}
     nets = Entry.objects.filter(
         account__kind="user",
@@ -211,6 +212,7 @@ def check_stake(*, user, amount: int) -> None:
                 _("This stake could pass your %(period)s loss limit of %(limit)s.")
                 % {"period": PERIOD_NAMES[period], "limit": format_money(limit)}
             )
+    return wallet
 
 
 PERIOD_NAMES = {"day": _("daily"), "week": _("weekly"), "month": _("monthly")}

@@ -113,14 +113,23 @@ def withdrawal_return(
     )
 
 
-def stake_hold(*, user, table_id: int, amount: int, idempotency_key: str) -> LedgerTransaction:
-    """A player takes a seat: the stake moves from the wallet into the table's bank."""
+def stake_hold(
+    *, user, table_id: int, amount: int, idempotency_key: str, wallet: Account | None = None
+) -> LedgerTransaction:
+    """A player takes a seat: the stake moves from the wallet into the table's bank.
+
+    `wallet`: the player's wallet, when the caller has locked it already (``lock_wallet``).
+    """
     _check_positive(amount)
     _check_id(table_id)
+    if wallet is None:
+        wallet = user_account(user)
+    elif wallet.kind != Account.Kind.USER or wallet.user_id != _player_id(user):
+        raise InvalidCommand(_("Unknown player."))
     return post(
         kind=LedgerTransaction.Kind.STAKE_HOLD,
         idempotency_key=idempotency_key,
-        movements={user_account(user): -amount, table_bank(table_id): amount},
+        movements={wallet: -amount, table_bank(table_id): amount},
         table_id=table_id,
         initiated_by=user,
     )

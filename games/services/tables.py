@@ -190,12 +190,13 @@ def seat_take(*, table: Table, user, position: int, client: Client | None = None
             limits.check_not_on_break(user=user, now=timezone.now())
         else:
             # Breaks from play and loss limits, checked under the player's wallet lock.
-            limits.check_stake(user=user, amount=table.stake)
+            wallet = limits.check_stake(user=user, amount=table.stake)
             wallet_services.stake_hold(
                 user=user,
                 table_id=table.pk,
                 amount=table.stake,
                 idempotency_key=f"hold:table:{table.pk}:seat:{seat.pk}",
+                wallet=wallet,
             )
     except WalletError as error:
         # The surrounding transaction rolls the seat back with the error.

@@ -203,3 +203,19 @@ def test_a_malformed_posting_is_refused_and_moves_nothing(make_user, change, err
         )
     assert LedgerTransaction.objects.count() == before
     assert [selectors.user_balance(user=user) for user in (payer, payee)] == [1_000, 1_000]
+
+
+def test_a_stake_is_held_from_the_locked_wallet_given_and_never_from_another_players(make_user):
+    anna, boris = make_user(balance=1_000), make_user(balance=1_000)
+    with transaction.atomic():
+        wallet = services.lock_wallet(user=anna)
+        services.stake_hold(user=anna, table_id=4, amount=300, idempotency_key="a", wallet=wallet)
+    assert selectors.user_balance(user=anna) == 700
+    for forged in (services.user_account(boris), services.table_bank(4)):
+        with pytest.raises(services.InvalidCommand), transaction.atomic():
+            services.stake_hold(
+                user=anna, table_id=4, amount=300, idempotency_key="b", wallet=forged
+            )
+    assert [selectors.user_balance(user=user) for user in (anna, boris)] == [700, 1_000]
+    assert services.table_bank(4).balance == 300
+    assert not LedgerTransaction.objects.filter(idempotency_key="b").exists()
