@@ -8,9 +8,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from durak_site.clients import Client
+from durak_site.rows import prepared_cursor
 from games import effects
 from games.errors import GameError
-from games.models import Game, Table
+from games.models import Game, Seat, Table
 from games.services import play
 from games.services._locks import active_seats, lock_game, lock_table
 from games.services.tables import seat_release, seat_take
@@ -22,7 +23,8 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
         table, game = lock_game(game_id)
         if user.pk not in game.players:
             raise GameError("not_a_player")
-        latest = table.games.order_by("-number").values_list("pk", flat=True).first()
+        # The players seated again are those who confirmed (a game's end stands everyone up).
+        latest, confirmed = _latest_game_and_seated(table.pk)
         if (
             game.status != Game.Status.FINISHED
             or table.status != Table.Status.CLOSED
@@ -30,8 +32,6 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
             or not game.rematch_open(timezone.now())
         ):
             raise GameError("rematch_closed")
-        # The players seated again are those who confirmed (a game's end stands everyone up).
-        confirmed = set(active_seats(table).values_list("user_id", flat=True))
         if user.pk in confirmed:
             raise GameError("rematch_already_confirmed")
         seat_take(table=table, user=user, position=game.players.index(user.pk), client=client)
@@ -40,6 +40,20 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
         else:
             # A finished game's table left the lobby when that game started.
             effects.announce(table=table, lobby=False)
+
+
+def _latest_game_and_seated(table_id: int) -> tuple[int | None, list[int]]:
+    """The table's latest game and its seated users, in one statement written once: every
+    confirmation reads them."""
+    with prepared_cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT id FROM {Game._meta.db_table} WHERE table_id = %s"
+            " ORDER BY number DESC LIMIT 1),"
+            f" ARRAY(SELECT user_id FROM {Seat._meta.db_table}"
+            " WHERE table_id = %s AND left_at IS NULL)",
+            [table_id, table_id],
+        )
+        return cursor.fetchone()
 
 
 def rematch_expire(*, table_id: int) -> bool:
