@@ -62,10 +62,9 @@ class Announcement:
 
     def __call__(self) -> None:
         at = broadcast.stamp()  # before the read: a later key never holds older data
-        table = Table.objects.filter(pk=self.table_id).first()
-        if table is None:
+        snapshot = selectors.table_snapshot_read(self.table_id)
+        if snapshot is None:
             return
-        snapshot = selectors.table_snapshot(table=table)
         version = snapshot.game.version if snapshot.game is not None else 0
         messages = broadcast.table_messages(snapshot, events=[], events_from=version, at=at)
         if self.lobby:

@@ -197,25 +197,50 @@ def table_seats(table_id: int) -> list[Seat]:
 
 def table_snapshot(*, table: Table, game: Game | None = None) -> TableSnapshot:
     """Read the table's current game, seats and players (`game` when the caller has it)."""
-    game = game if game is not None else table_current_game(table=table)
+    return _snapshot(table, game if game is not None else table_current_game(table=table))
+
+
+def _snapshot(table: Table, game: Game | None) -> TableSnapshot:
     active = {seat.position: seat for seat in table_seats(table.pk)}
     nicknames = {seat.user_id: seat.user.username for seat in active.values()}
     if game is None:
         return TableSnapshot(table, None, None, active, nicknames)
+    result = game_result(game=game) if game.status == Game.Status.FINISHED else None
+    if result is not None:  # it names every player of the game
+        nicknames.update(
+            (game.players[payout["seat"]], payout["nickname"]) for payout in result["payouts"]
+        )
     missing = [user_id for user_id in game.players if user_id not in nicknames]
     if missing:
         nicknames.update(
             get_user_model().objects.filter(pk__in=missing).values_list("pk", "username")
         )
-    finished = game.status == Game.Status.FINISHED
-    return TableSnapshot(
-        table,
-        game,
-        EngineGame.from_dict(game.state),
-        active,
-        nicknames,
-        game_result(game=game) if finished else None,
+    return TableSnapshot(table, game, EngineGame.from_dict(game.state), active, nicknames, result)
+
+
+@cache
+def _table_and_game_query() -> tuple[ModelRows[Table], ModelRows[Game], str]:
+    tables, games = ModelRows(Table), ModelRows(Game)
+    sql = (
+        f"SELECT {tables.columns('t')}, {games.columns('g')} FROM {Table._meta.db_table} t"
+        f" LEFT JOIN LATERAL (SELECT * FROM {Game._meta.db_table} WHERE table_id = t.id"
+        " ORDER BY number DESC LIMIT 1) g ON true WHERE t.id = %s"
     )
+    return tables, games, sql
+
+
+def table_snapshot_read(table_id: int) -> TableSnapshot | None:
+    """`table_snapshot` of the table with this id, None if there is none: the table and its
+    current game in one statement written once, as every change announced to a table reads
+    them."""
+    tables, games, sql = _table_and_game_query()
+    with prepared_cursor() as cursor:
+        cursor.execute(sql, [table_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    table, rest = tables.split(row)
+    return _snapshot(table, None if rest[0] is None else games.build(rest))
 
 
 def table_state_for(*, table: Table, user) -> dict[str, Any]:

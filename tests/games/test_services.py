@@ -643,7 +643,7 @@ def test_the_sweeper_tries_no_seat_dropped_for_less_than_its_tables_turn(monkeyp
 # stake checks (bot, staff block, the wallet locked, break, loss limits) and the seat; the
 # ledger posting (the table's bank, lock, transaction, entries with balances); commit; then the
 # table's state for everyone (table and game, seats, bank shares with the players' names).
-STATEMENTS_PER_CONFIRMATION = 19
+STATEMENTS_PER_CONFIRMATION = 17
 
 
 @pytest.mark.django_db(transaction=True)  # the table's state is read after the commit
