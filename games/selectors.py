@@ -8,7 +8,7 @@ before the game is over.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -219,28 +219,41 @@ def _snapshot(table: Table, game: Game | None) -> TableSnapshot:
 
 
 @cache
-def _table_and_game_query() -> tuple[ModelRows[Table], ModelRows[Game], str]:
+def _table_and_game_columns() -> tuple[ModelRows[Table], ModelRows[Game], str]:
     tables, games = ModelRows(Table), ModelRows(Game)
-    sql = (
-        f"SELECT {tables.columns('t')}, {games.columns('g')} FROM {Table._meta.db_table} t"
+    return tables, games, f"SELECT {tables.columns('t')}, {games.columns('g')}"
+
+
+def table_and_game_select() -> str:
+    """The select list of a statement that reads a table (as ``t``) with a game (as ``g``),
+    whose rows `table_and_game` builds."""
+    return _table_and_game_columns()[2]
+
+
+def table_and_game(row: Sequence[Any]) -> tuple[Table, Game | None]:
+    """The table and the game of a row read with `table_and_game_select` (None for no game)."""
+    tables, games, _ = _table_and_game_columns()
+    table, rest = tables.split(row)
+    return table, None if rest[0] is None else games.build(rest)
+
+
+@cache
+def _table_snapshot_query() -> str:
+    return (
+        f"{table_and_game_select()} FROM {Table._meta.db_table} t"
         f" LEFT JOIN LATERAL (SELECT * FROM {Game._meta.db_table} WHERE table_id = t.id"
         " ORDER BY number DESC LIMIT 1) g ON true WHERE t.id = %s"
     )
-    return tables, games, sql
 
 
 def table_snapshot_read(table_id: int) -> TableSnapshot | None:
     """`table_snapshot` of the table with this id, None if there is none: the table and its
     current game in one statement written once, as every change announced to a table reads
     them."""
-    tables, games, sql = _table_and_game_query()
     with prepared_cursor() as cursor:
-        cursor.execute(sql, [table_id])
+        cursor.execute(_table_snapshot_query(), [table_id])
         row = cursor.fetchone()
-    if row is None:
-        return None
-    table, rest = tables.split(row)
-    return _snapshot(table, None if rest[0] is None else games.build(rest))
+    return None if row is None else _snapshot(*table_and_game(row))
 
 
 def table_state_for(*, table: Table, user) -> dict[str, Any]:

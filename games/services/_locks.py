@@ -10,7 +10,8 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from durak_site.rows import ModelRows, prepared_cursor
+from durak_site.rows import prepared_cursor
+from games import selectors
 from games.errors import GameError
 from games.models import Game, Seat, Table
 
@@ -25,15 +26,13 @@ def lock_table(table_id: Any) -> Table:
 
 
 @cache
-def _lock_game_query() -> tuple[ModelRows[Table], ModelRows[Game], str]:
-    tables, games = ModelRows(Table), ModelRows(Game)
+def _lock_game_query() -> str:
     # PostgreSQL locks the rows named by OF in that order: the table's, then the game's.
-    sql = (
-        f"SELECT {tables.columns('t')}, {games.columns('g')}"
+    return (
+        f"{selectors.table_and_game_select()}"
         f" FROM {Table._meta.db_table} t JOIN {Game._meta.db_table} g ON g.table_id = t.id"
         " WHERE g.id = %s FOR UPDATE OF t, g"
     )
-    return tables, games, sql
 
 
 def lock_game(game_id: Any) -> tuple[Table, Game]:
@@ -41,14 +40,12 @@ def lock_game(game_id: Any) -> tuple[Table, Game]:
     it, and the ORM would compile it anew each time)."""
     if not is_int(game_id):
         raise GameError("game_not_found")
-    tables, games, sql = _lock_game_query()
     with prepared_cursor() as cursor:
-        cursor.execute(sql, [game_id])
+        cursor.execute(_lock_game_query(), [game_id])
         row = cursor.fetchone()
     if row is None:
         raise GameError("game_not_found")
-    table, rest = tables.split(row)
-    game = games.build(rest)
+    table, game = selectors.table_and_game(row)
     game.table = table
     return table, game
 
