@@ -39,8 +39,9 @@ from games.services.bank import bank_settle
 AUTO_MOVES_PER_CHANGE = 300
 
 
-def game_start(*, table: Table) -> Game:
-    """Deal a new game for the seated players (table row locked by the caller)."""
+def game_start(*, table: Table, listed: bool = True) -> Game:
+    """Deal a new game for the seated players (table row locked by the caller). `listed`:
+    whether the table is in the lobby until now (a rematch's left it with the first game)."""
     seats = seated(table)
     seed = new_seed()
     engine = EngineGame.new(players=len(seats), seed=seed)
@@ -66,7 +67,7 @@ def game_start(*, table: Table) -> Game:
     absent = [seat.pk for seat in people if seat.user_id not in connected]
     Seat.objects.filter(pk__in=absent).update(disconnected_at=game.started_at)
     # The table leaves the lobby.
-    advance_and_save(Change(table, game, engine, seats), lobby=True)
+    advance_and_save(Change(table, game, engine, seats), lobby=listed)
     return game
 
 

@@ -36,7 +36,8 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
             raise GameError("rematch_already_confirmed")
         seat_take(table=table, user=user, position=game.players.index(user.pk), client=client)
         if len(confirmed) + 1 == len(game.players):
-            play.game_start(table=table)  # announces the new game itself
+            # Announces the new game itself; the table left the lobby with the first game.
+            play.game_start(table=table, listed=False)
         else:
             # A finished game's table left the lobby when that game started.
             effects.announce(table=table, lobby=False)

@@ -62,7 +62,7 @@ def test_a_closed_last_socket_schedules_one_away_check_and_a_table_only_announce
     ]
 
 
-def test_a_rematch_confirmation_tells_the_table_and_not_the_lobby(
+def test_a_rematch_confirmation_and_its_deal_tell_the_table_and_not_the_lobby(
     django_capture_on_commit_callbacks,
 ):
     # The finished game's table left the lobby when that game started; only its sockets care.
@@ -75,6 +75,12 @@ def test_a_rematch_confirmation_tells_the_table_and_not_the_lobby(
     with django_capture_on_commit_callbacks() as callbacks:
         services.table_leave(table_id=game.table_id, user=users[0])
     assert callbacks == [Announcement(game.table_id, lobby=False)]
+    # Nor does the rematch's deal.
+    services.rematch_confirm(game_id=game.pk, user=users[0])
+    with django_capture_on_commit_callbacks() as callbacks:
+        services.rematch_confirm(game_id=game.pk, user=users[1])
+    [dealt] = [callback for callback in callbacks if isinstance(callback, Publication)]
+    assert dealt.snapshot.game.number == 2 and not dealt.lobby
 
 
 def test_the_last_player_leaving_an_open_table_takes_it_out_of_the_lobby(
