@@ -20,7 +20,7 @@ from durak_site.routing import websocket_urlpatterns  # noqa: E402
 # between full ones (Python's defaults: 700, 10, 10).
 COLLECTOR_THRESHOLDS = (5_000, 10, 10)
 
-accepts.install()
+accepts.install_in_web_process()
 backlog.install()
 heartbeats.beat_from_reactor()
 application = ProtocolTypeRouter(

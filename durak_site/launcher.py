@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from durak_site import backups, embedded
+from durak_site import accepts, backups, embedded
 from durak_site.translations import compile_catalogs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -146,15 +146,26 @@ class Backoff:
 class Child:
     """One supervised process of the platform, in its own process group."""
 
-    def __init__(self, name: str, command: list[str], pass_fds: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        name: str,
+        command: list[str],
+        pass_fds: tuple[int, ...],
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.name, self.command, self.pass_fds = name, command, pass_fds
+        self.env = {**os.environ, **env} if env else None
         self.process: subprocess.Popen | None = None
         self.backoff = Backoff()
 
     def start(self) -> None:
         # Leading its own process group, so that stopping it takes its children too.
         self.process = subprocess.Popen(
-            self.command, cwd=BASE_DIR, start_new_session=True, pass_fds=self.pass_fds
+            self.command,
+            cwd=BASE_DIR,
+            start_new_session=True,
+            pass_fds=self.pass_fds,
+            env=self.env,
         )
         self.backoff.started(time.monotonic())
         _say(f"{self.name} started (pid {self.process.pid})")
@@ -240,10 +251,16 @@ def run() -> int:
     # Kept open here as well, so that a restarted Daphne accepts from the same socket; while
     # none runs, new connections wait in its backlog.
     listener = listening_socket(host, int(port))
+    # The web processes' open connections, which they read to share new ones evenly; new for
+    # each run, as a table left from before a reboot holds beats of another clock.
+    share = embedded.VAR_DIR / "web-connections"
+    share.unlink(missing_ok=True)
+    commands = platform_commands(listener)
+    web = [name for name in commands if name.startswith("daphne-")]
     children = [
-        Child(name, command, (listener.fileno(),))
-        for name, command in platform_commands(listener).items()
-    ]
+        Child(name, commands[name], (listener.fileno(),), accepts.share_environment(share, slot))
+        for slot, name in enumerate(web)
+    ] + [Child(name, command, ()) for name, command in commands.items() if name not in web]
     servers = EmbeddedServers(started)
     stop_requested = False
 

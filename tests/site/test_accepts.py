@@ -1,12 +1,15 @@
-"""Web processes sharing one listening socket each take one waiting connection per wakeup."""
+"""Web processes sharing one listening socket each take one waiting connection per wakeup, and
+leave the next one to a live process that holds fewer."""
 
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
-from twisted.internet import protocol, tcp
+from twisted.internet import error, protocol, tcp
 from twisted.internet.selectreactor import SelectReactor
+from twisted.python import failure
 
 from durak_site import accepts
 
@@ -20,6 +23,13 @@ class Counted(protocol.Factory):
     def buildProtocol(self, address):  # noqa: N802 - Twisted's name
         self.built += 1
         return super().buildProtocol(address)
+
+
+@pytest.fixture(autouse=True)
+def twisted_as_it_was(monkeypatch):
+    # install() patches Twisted's port class; the next test starts from Twisted's own.
+    monkeypatch.setattr(tcp.Port, "doRead", tcp.Port.doRead)
+    monkeypatch.setattr(tcp.Port, "transport", tcp.Server)
 
 
 @pytest.fixture
@@ -37,6 +47,14 @@ def listening_port():
         port.socket.close()
 
 
+@pytest.fixture
+def shares(tmp_path):
+    """The rows of web processes over one table, as each of them sees it."""
+    return lambda processes: [
+        accepts.ConnectionShare(tmp_path / "share", slot) for slot in range(processes)
+    ]
+
+
 def test_a_wakeup_takes_one_waiting_connection_and_leaves_the_rest_to_the_others(
     listening_port,
 ):
@@ -47,3 +65,59 @@ def test_a_wakeup_takes_one_waiting_connection_and_leaves_the_rest_to_the_others
     # Twisted raises its count after a wakeup that used it all; the next one still takes one.
     port.doRead()
     assert factory.built == 2
+
+
+def test_a_process_leaves_the_next_connection_to_a_live_one_holding_fewer(shares):
+    first, second, third = shares(3)
+    for share in (first, second, third):
+        share.beat()
+    for _ in range(accepts.SLACK):
+        first.opened()
+    now = time.monotonic()
+    assert first.leaves_next_to_others(now)
+    assert not second.leaves_next_to_others(now)
+    # Within the slack each takes what comes.
+    second.opened()
+    third.opened()
+    assert not first.leaves_next_to_others(time.monotonic())
+    # One that stopped beating (killed, or its loop stuck) is not waited for.
+    second.opened()
+    third.opened()
+    first.opened()
+    first.opened()
+    assert first.leaves_next_to_others(time.monotonic())
+    assert not first.leaves_next_to_others(time.monotonic() + accepts.ALIVE_SECONDS + 0.1)
+    # Nor one that left; what it held counts no more.
+    second.leave()
+    third.leave()
+    assert not first.leaves_next_to_others(time.monotonic())
+    assert first.alive_connections(time.monotonic()) == {0: 4}
+    # Back, it takes the next ones; but a row beaten on a clock ahead of this one (left from
+    # before a reboot) is not alive.
+    third.beat()
+    assert first.leaves_next_to_others(time.monotonic())
+    assert not first.leaves_next_to_others(time.monotonic() - 1)
+
+
+def test_a_busier_process_waits_a_moment_then_takes_what_no_other_took(listening_port, shares):
+    port, factory = listening_port
+    mine, other = shares(2)
+    other.beat()
+    accepts.install(mine)
+    port.doRead()
+    port.doRead()
+    assert factory.built == 2 and mine.connections == 2
+    # Two more than the other: the third is left to it for a moment.
+    port.doRead()
+    assert factory.built == 2
+    assert port not in port.reactor.getReaders()
+    (late,) = port.reactor.getDelayedCalls()
+    assert late.getTime() - port.reactor.seconds() <= accepts.HEAD_START_SECONDS
+    # The other did not take it: this process does, and reads the socket again.
+    late.func(*late.args)
+    assert factory.built == 3 and mine.connections == 3
+    assert port in port.reactor.getReaders()
+    # A connection that closes counts no more.
+    for transport in [reader for reader in port.reactor.getReaders() if reader is not port]:
+        transport.connectionLost(failure.Failure(error.ConnectionDone()))
+    assert mine.connections == 0
