@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -86,6 +87,8 @@ STRETCH_SECONDS = 10.0
 # How long the bots may take to get in before the measured play starts anyway.
 OPEN_WAIT_SECONDS = 60.0
 # A process's role by what its command line holds, the first match winning.
+# /proc/net/tcp's state of an open connection.
+TCP_ESTABLISHED = "01"
 ROLES = (
     ("daphne", ("daphne",)),
     ("beat", ("celery", " beat")),
@@ -228,10 +231,31 @@ def process_sample(pids: dict[int, str]) -> dict[int, tuple[float, int]]:
     return sample
 
 
+def connections_by_process(pids: dict[int, str], port: int) -> dict[int, int]:
+    """Established connections on the platform's port held by each web process: how evenly
+    the processes share the sockets, and so the work."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in _read(table).splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == TCP_ESTABLISHED:
+                inodes.add(f"socket:[{fields[9]}]")
+    held = {}
+    for pid, role in pids.items():
+        if role == "daphne":
+            descriptors = f"/proc/{pid}/fd"
+            with contextlib.suppress(OSError):
+                held[pid] = sum(
+                    os.readlink(f"{descriptors}/{fd}") in inodes for fd in os.listdir(descriptors)
+                )
+    return held
+
+
 def process_report(
-    pids: dict[int, str], start: dict, end: dict, seconds: float
+    pids: dict[int, str], start: dict, end: dict, seconds: float, connections: dict[int, int]
 ) -> list[dict[str, Any]]:
-    """CPU % over the window and RSS at its start and end, per process (PostgreSQL summed)."""
+    """CPU % over the window and RSS at its start and end, per process (PostgreSQL summed), and
+    the connections each web process holds at the end."""
     rows: dict[str, dict[str, Any]] = {}
     for pid, role in sorted(pids.items()):
         if pid not in end:
@@ -244,6 +268,8 @@ def process_report(
         row["cpu_percent"] += 100 * (end[pid][0] - cpu_start) / seconds
         row["rss_start_mb"] += rss_start / 2**20
         row["rss_mb"] += end[pid][1] / 2**20
+        if pid in connections:
+            row["connections"] = connections[pid]
     for row in rows.values():
         for key in ("cpu_percent", "rss_start_mb", "rss_mb"):
             row[key] = round(row[key], 1)
@@ -708,7 +734,9 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
         "client_loop_lag_ms": percentiles(stats.client_lag),
         "mover_served_last_percent": round(100 * stats.mover_last / max(stats.timed_moves, 1), 1),
         "errors": dict(stats.errors),
-        "processes": process_report(pids, procs_start, procs_end, elapsed),
+        "processes": process_report(
+            pids, procs_start, procs_end, elapsed, connections_by_process(pids, args.port)
+        ),
         "postgres_per_move": {
             "commits": round((commits_end - commits_start) / moves, 1),
             "rows_read": round((rows_end - rows_start) / moves, 1),
@@ -792,6 +820,7 @@ def print_run(title: str, result: dict) -> None:
         print(
             f"  {row['process']:<14} CPU {row['cpu_percent']:5.1f} %  "
             f"RSS {row['rss_start_mb']} -> {row['rss_mb']} MB"
+            + (f"  {row['connections']} connections" if "connections" in row else "")
         )
     start, end = result["broker"]["start"], result["broker"]["end"]
     print(
@@ -893,6 +922,7 @@ def parse_args(argv: list[str] | None = None):
     args = parser.parse_args(argv)
     args.ws = "ws" + args.url.removeprefix("http").rstrip("/")
     args.origin = args.url.rstrip("/")
+    args.port = urlsplit(args.url).port or 80
     args.think = tuple(float(part) for part in args.think.split("-")) if args.think else ()
     return args
 
