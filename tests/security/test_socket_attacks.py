@@ -71,7 +71,9 @@ async def test_a_deeply_nested_frame_is_answered_and_leaks_nothing(server):
         await socket_.send(DEEP_FRAME)
         assert (await receive(socket_, "error"))["code"] == "bad_message"
         await socket_.send(json.dumps({"type": "ping"}))
-        assert (await receive(socket_))["type"] == "pong"  # still usable
+        # Still usable: the ping is answered. The table's state telling that the user is back
+        # (his previous socket closed) may come first.
+        await receive(socket_, "pong")
         await socket_.close()
     assert await slots_drop_to(user, 0) == 0
     lobby = await open_socket(server, user, "/ws/lobby/")
