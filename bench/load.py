@@ -86,9 +86,9 @@ LAG_TICK_SECONDS = 0.01
 STRETCH_SECONDS = 10.0
 # How long the bots may take to get in before the measured play starts anyway.
 OPEN_WAIT_SECONDS = 60.0
-# A process's role by what its command line holds, the first match winning.
 # /proc/net/tcp's state of an open connection.
 TCP_ESTABLISHED = "01"
+# A process's role by what its command line holds, the first match winning.
 ROLES = (
     ("daphne", ("daphne",)),
     ("beat", ("celery", " beat")),

@@ -59,9 +59,12 @@ class ConnectionShare:
             os.close(descriptor)
         self.slot = slot
         self.connections = 0
+        self.serving = True
 
     def _write(self, beat: float) -> None:
-        _ROW.pack_into(self.memory, self.slot * _ROW.size, self.connections, beat)
+        # Once it has left, the connections its shutdown closes must not bring its row back.
+        if self.serving:
+            _ROW.pack_into(self.memory, self.slot * _ROW.size, self.connections, beat)
 
     def opened(self) -> None:
         self.connections += 1
@@ -78,6 +81,7 @@ class ConnectionShare:
         """This process stops serving: the others no longer wait for it."""
         self.connections = 0
         self._write(0.0)
+        self.serving = False
 
     def alive_connections(self, now: float) -> dict[int, int]:
         """Open connections of each process that beat recently, by row."""

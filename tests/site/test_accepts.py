@@ -92,9 +92,13 @@ def test_a_process_leaves_the_next_connection_to_a_live_one_holding_fewer(shares
     third.leave()
     assert not first.leaves_next_to_others(time.monotonic())
     assert first.alive_connections(time.monotonic()) == {0: 4}
-    # Back, it takes the next ones; but a row beaten on a clock ahead of this one (left from
-    # before a reboot) is not alive.
-    third.beat()
+    # The connections its shutdown closes afterwards do not bring it back.
+    second.closed()
+    assert first.alive_connections(time.monotonic()) == {0: 4}
+    # Restarted, it takes the next ones; but a row beaten on a clock ahead of this one (left
+    # from before a reboot) is not alive.
+    restarted = shares(3)[2]
+    restarted.beat()
     assert first.leaves_next_to_others(time.monotonic())
     assert not first.leaves_next_to_others(time.monotonic() - 1)
 
