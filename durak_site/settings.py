@@ -263,6 +263,10 @@ AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no start-up banner in every command's output
 
+# A staff member exports only what he may view: import-export lets every staff user export
+# unless told which permission an export needs.
+IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
+
 # --- E-mail --------------------------------------------------------------------------------
 
 EMAIL_BACKEND = os.environ.get(
