@@ -80,7 +80,12 @@ class SignedWebhookProvider:
         amount, payment_id, currency = data["amount"], data["payment_id"], data["currency"]
         if type(amount) is not int or amount <= 0:
             raise InvalidNotification("bad amount")
-        if not isinstance(payment_id, str) or not 0 < len(payment_id) <= MAX_PAYMENT_ID_LENGTH:
+        # Printable only: a NUL or a lone surrogate cannot be stored, and no provider sends one.
+        if (
+            not isinstance(payment_id, str)
+            or not 0 < len(payment_id) <= MAX_PAYMENT_ID_LENGTH
+            or not payment_id.isprintable()
+        ):
             raise InvalidNotification("bad payment id")
         if not isinstance(currency, str) or not CURRENCY_CODE.fullmatch(currency):
             raise InvalidNotification("bad currency")
