@@ -68,10 +68,30 @@ def chat_post(*, table_id: int, user, text: str = "", phrase: str = "") -> ChatM
     return message
 
 
+# Control and format characters, and halves of surrogate pairs, which no text can store.
+DROPPED_CATEGORIES = {"Cc", "Cf", "Cs"}
+# Letters that draw nothing: the Hangul fillers and the blank Braille pattern.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def _clean(text: str) -> str:
-    """One line: whitespace runs become one space, control and format characters go."""
-    kept = "".join(char for char in text if unicodedata.category(char) not in {"Cc", "Cf"})
-    return " ".join(kept.split())
+    """One line: whitespace runs become one space (first, so that a line break still parts two
+    words), then control, format and surrogate characters go. Empty when nothing in it shows."""
+    words = (
+        "".join(char for char in word if unicodedata.category(char) not in DROPPED_CATEGORIES)
+        for word in text.split()
+    )
+    line = " ".join(word for word in words if word)
+    return line if any(_shows(char) for char in line) else ""
+
+
+def _shows(char: str) -> bool:
+    """A character that draws something by itself (a lone combining mark or a filler does not)."""
+    return (
+        not char.isspace()
+        and char not in BLANK_LETTERS
+        and unicodedata.category(char)[0] not in {"M", "Z"}
+    )
 
 
 def _table(table_id: Any) -> Table:
