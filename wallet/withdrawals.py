@@ -75,7 +75,7 @@ def withdrawal_reject(*, withdrawal_id: int, staff_user, reason: str) -> Withdra
     if not reason:
         raise InvalidCommand(_("A reason is required."))
     with transaction.atomic():
-        withdrawal = _lock(withdrawal_id)
+        withdrawal = _lock_for_decision(withdrawal_id, staff_user)
         _return_money(withdrawal, Withdrawal.Status.REJECTED, by=staff_user, reason=reason)
         record_staff_action(
             staff=staff_user,
@@ -94,9 +94,7 @@ def withdrawal_approve(*, withdrawal_id: int, staff_user, payout_reference: str 
     _check_staff(staff_user)
     payout_reference = (payout_reference or "").strip()
     with transaction.atomic():
-        withdrawal = _lock(withdrawal_id)
-        if withdrawal.user_id == staff_user.pk:
-            raise WithdrawalError(_("Nobody may approve his own withdrawal."))
+        withdrawal = _lock_for_decision(withdrawal_id, staff_user)
         needs_two = withdrawal.amount > settings.WITHDRAWAL_FOUR_EYES_ABOVE
         now = timezone.now()
         if needs_two and withdrawal.first_approved_by_id is None:
@@ -138,6 +136,14 @@ def _record_approval(withdrawal: Withdrawal, staff_user, action: str) -> None:
 def _check_staff(staff_user) -> None:
     if staff_user is None or not staff_user.is_staff or not staff_user.has_perm(PERMISSION):
         raise WithdrawalError(_("You may not decide withdrawals."))
+
+
+def _lock_for_decision(withdrawal_id, staff_user) -> Withdrawal:
+    """A pending request locked for a staff decision, which is never its owner's."""
+    withdrawal = _lock(withdrawal_id)
+    if withdrawal.user_id == staff_user.pk:
+        raise WithdrawalError(_("Nobody may decide his own withdrawal."))
+    return withdrawal
 
 
 def _lock(withdrawal_id, *, user=None) -> Withdrawal:

@@ -129,15 +129,21 @@ def test_approval_needs_the_permission_and_a_payout_reference(make_user, approve
     assert pending_balance() == 300_00
 
 
-def test_nobody_approves_his_own_withdrawal(approver):
+def test_nobody_approves_or_rejects_his_own_withdrawal(approver):
     staff = approver()
     services.deposit(user=staff, amount=500_00, idempotency_key="own", initiated_by=None, memo="")
     own = ask(staff)
-    with pytest.raises(withdrawals.WithdrawalError):
+    with pytest.raises(withdrawals.WithdrawalError, match="собственному выводу"):
         withdrawals.withdrawal_approve(
             withdrawal_id=own.pk, staff_user=staff, payout_reference="self"
         )
+    with pytest.raises(withdrawals.WithdrawalError, match="собственному выводу"):
+        withdrawals.withdrawal_reject(
+            withdrawal_id=own.pk, staff_user=staff, reason="changed my mind"
+        )
     assert Withdrawal.objects.get(pk=own.pk).status == Withdrawal.Status.PENDING
+    assert pending_balance() == 300_00
+    assert not StaffAction.objects.filter(staff=staff).exists()
 
 
 def test_above_the_four_eyes_amount_two_different_staff_members_approve(make_user, approver):
