@@ -244,12 +244,12 @@ def needed() -> tuple[bool, bool]:
     return (not os.environ.get("DATABASE_URL"), not os.environ.get("REDIS_URL"))
 
 
-def start() -> StartResult:
-    """Start whichever embedded servers are needed and not yet running."""
+def start(*, postgres: bool = True, redis: bool = True) -> StartResult:
+    """Start whichever embedded servers are needed and not yet running (of those named)."""
     want_pg, want_redis = needed()
     with _lock():
-        pg = _start_postgres() if want_pg else False
-        redis = _start_redis() if want_redis else False
+        pg = _start_postgres() if want_pg and postgres else False
+        redis = _start_redis() if want_redis and redis else False
         if pg or redis:
             _remember_ports()
     return StartResult(postgres_started=pg, redis_started=redis)

@@ -184,29 +184,26 @@ class Child:
 
 
 class EmbeddedServers:
-    """The embedded PostgreSQL and Redis this run uses: started again when one stops answering.
-
-    Only those this run started are stopped at the end; servers that were already running
-    belong to someone else.
-    """
+    """The embedded PostgreSQL and Redis this run started: started again when one stops
+    answering, and stopped at the end. Servers that were already running belong to someone
+    else, who looks after them."""
 
     def __init__(self, started: embedded.StartResult) -> None:
-        self.started = started
-        self.postgres, self.redis = embedded.needed()
+        self.postgres, self.redis = started.postgres_started, started.redis_started
         self.backoff = Backoff()
 
     def check(self, now: float) -> None:
         status = embedded.status()
         down = [
             name
-            for name, used in (("postgres", self.postgres), ("redis", self.redis))
-            if used and not status[name]
+            for name, ours in (("postgres", self.postgres), ("redis", self.redis))
+            if ours and not status[name]
         ]
         if not down or not self.backoff.due(now):
             return
         _say(f"embedded {' and '.join(down)} not answering; starting again")
         try:
-            embedded.start()
+            embedded.start(postgres="postgres" in down, redis="redis" in down)
         except Exception as error:  # noqa: BLE001 - any failure is retried after the backoff
             delay = self.backoff.failed(now)
             _say(f"embedded {' and '.join(down)} did not start ({error}); retry in {delay:g} s")

@@ -123,7 +123,13 @@ class Platform:
         return pid
 
     def wait_back(self, name: str, old_pid: int, timeout: float = 60) -> int:
-        """Wait until `name` runs again under a new pid (and answers, for servers)."""
+        """Wait until `name` runs again under a new pid (and answers, for servers).
+
+        The test run started the embedded servers, so it starts a stopped one again itself: the
+        launcher looks after only the servers it started."""
+        if name in SERVERS:
+            self.wait_for(lambda: not embedded.status()[name], f"{name} to stop answering")
+            self.wait_for(lambda: _started_again(name), f"{name} to start again", timeout, 0.5)
 
         def back() -> int | None:
             pid = self.pid(name)
@@ -151,6 +157,16 @@ class Platform:
     def worker_ready(self, since: int = 0) -> bool:
         """Whether a worker logged that it is ready after log offset `since`."""
         return re.search(r"celery@\S+ ready\.", self.log()[since:]) is not None
+
+
+def _started_again(name: str) -> bool:
+    """Start the embedded server `name` if it is down; whether it answers now. A killed
+    PostgreSQL refuses to start until its last backends have gone."""
+    try:
+        embedded.start(postgres=name == "postgres", redis=name == "redis")
+    except RuntimeError:
+        return False
+    return embedded.status()[name]
 
 
 def _alive(pid: int) -> bool:

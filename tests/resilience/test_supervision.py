@@ -1,5 +1,6 @@
-"""``kill -9`` of each process of ``launcher run``: the supervisor brings it back and a game
-in progress finishes, with the books balanced."""
+"""``kill -9`` of each process of ``launcher run`` and of each embedded server: the supervisor
+brings its processes back, the servers' owner (the test run) starts them again, and a game in
+progress finishes, with the books balanced."""
 
 from __future__ import annotations
 

@@ -60,3 +60,41 @@ def test_start_reuse_and_stop(tmp_path):
     finally:
         _embedded("stop()", env)
     assert "{'postgres': False, 'redis': False}" in _embedded("status()", env)
+
+
+SUPERVISED_RUN = """
+import time
+from durak_site import embedded, launcher
+
+started = embedded.start()  # as ./dev run begins: Redis is someone else's, PostgreSQL its own
+servers = launcher.EmbeddedServers(started)
+embedded.stop()  # both stop answering
+servers.check(time.monotonic())
+print("after the check:", embedded.status())
+launcher._stop_embedded(started)  # as ./dev run ends
+print("after the run:", embedded.status())
+"""
+
+
+def test_a_run_looks_after_the_servers_it_started_and_leaves_the_others_alone(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}} | {
+        "DURAK_VAR_DIR": str(tmp_path / "var"),
+        "EMBEDDED_PG_PORT": str(free_port()),
+        "EMBEDDED_REDIS_PORT": str(free_port()),
+    }
+    try:
+        assert "redis_started=True" in _embedded("start(postgres=False)", env)
+        result = subprocess.run(
+            [sys.executable, "-c", SUPERVISED_RUN],
+            cwd=BASE_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "after the check: {'postgres': True, 'redis': False}" in result.stdout
+        assert "after the run: {'postgres': False, 'redis': False}" in result.stdout
+        assert "embedded postgres not answering; starting again" in result.stderr + result.stdout
+    finally:
+        _embedded("stop()", env)
