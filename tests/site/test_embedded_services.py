@@ -13,9 +13,11 @@ from tests.servers import free_port
 BASE_DIR = Path(__file__).resolve().parents[2]
 
 
-def _embedded(call: str, env: dict) -> str:
+def _python(code: str, env: dict) -> str:
+    """What `code` prints, run by a Python of its own (the embedded module reads its settings
+    from the environment when it is imported)."""
     result = subprocess.run(
-        [sys.executable, "-c", f"from durak_site import embedded; print(embedded.{call})"],
+        [sys.executable, "-c", code],
         cwd=BASE_DIR,
         env=env,
         capture_output=True,
@@ -23,7 +25,11 @@ def _embedded(call: str, env: dict) -> str:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    return result.stdout
+    return result.stdout + result.stderr
+
+
+def _embedded(call: str, env: dict) -> str:
+    return _python(f"from durak_site import embedded; print(embedded.{call})", env)
 
 
 def test_start_reuse_and_stop(tmp_path):
@@ -84,17 +90,9 @@ def test_a_run_looks_after_the_servers_it_started_and_leaves_the_others_alone(tm
     }
     try:
         assert "redis_started=True" in _embedded("start(postgres=False)", env)
-        result = subprocess.run(
-            [sys.executable, "-c", SUPERVISED_RUN],
-            cwd=BASE_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert result.returncode == 0, result.stderr
-        assert "after the check: {'postgres': True, 'redis': False}" in result.stdout
-        assert "after the run: {'postgres': False, 'redis': False}" in result.stdout
-        assert "embedded postgres not answering; starting again" in result.stderr + result.stdout
+        printed = _python(SUPERVISED_RUN, env)
+        assert "after the check: {'postgres': True, 'redis': False}" in printed
+        assert "after the run: {'postgres': False, 'redis': False}" in printed
+        assert "embedded postgres not answering; starting again" in printed
     finally:
         _embedded("stop()", env)
