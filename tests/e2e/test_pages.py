@@ -224,15 +224,18 @@ def test_rules_come_in_russian_and_english_with_the_payout_table_in_force(client
     assert "(60 + 30) / 2 = 45 %" in english
 
 
-def test_the_rules_say_how_away_ends_and_how_long_a_table_that_dropped_at_once_waits(
+def test_the_rules_publish_the_disconnect_charter_and_how_long_a_table_that_dropped_waits(
     client, settings
 ):
     settings.TABLE_DROP_GRACE_SECONDS = 90
     russian = client.get(reverse("rules"), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     english = client.get(reverse("rules"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert "снова подключился, сам сделал ход или нажал «Я вернулся»" in russian
+    assert "Сервер никогда не ходит за игрока раньше, чем вышло его время" in russian
+    assert "пока он сам не сходит или не нажмёт «Я вернулся»" in russian
+    assert "Пока вас не было: взяли 2 раза, пас 1 раз" in russian
     assert "сервер ждёт 90 секунд" in russian
-    assert "he reconnects, moves himself, or presses “I'm back”" in english
+    assert "The server never moves for a player before his time runs out" in english
+    assert "until he moves himself or presses “I'm back”" in english
     assert "the server waits 90 seconds" in english
 
 
