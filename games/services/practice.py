@@ -28,7 +28,8 @@ from games.engine.bots import decide
 from games.errors import GameError
 from games.models import PRACTICE_PLAYER_SEAT, Bot, BotLevel, Game, Seat, Table
 
-# A module, not its names: seating a player at another table ends his practice game here.
+# Modules, not names: tables and practice use each other (seat_take ends a practice game
+# elsewhere, practice seats its players through seat_take), each when called.
 from games.services import play, tables
 from games.services._locks import active_seats, is_int, lock_table
 

@@ -16,7 +16,8 @@ from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.errors import ERROR_MESSAGES, GameError
 from games.models import PRACTICE_PLAYER_SEAT, Bot, Seat, Table
 
-# A module, not its names: practice seats its players through seat_take below.
+# Modules, not names: tables and practice use each other (seat_take ends a practice game
+# elsewhere, practice seats its players through seat_take), each when called.
 from games.services import play, practice
 from games.services._locks import active_seats, is_int, lock_table
 from games.services.blocks import check_not_blocked
