@@ -185,8 +185,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_DB_REUSE_MAX = 10_000
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A task a dead worker held comes back after this long. It must exceed the longest countdown
-# (the away check, one turn of at most 300 s), or a held task would be delivered a second time
-# while still waiting.
+# (a bot's move, seconds), or a held task would be delivered a second time while still waiting.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 360}
 # The transport that keeps the worker alive when Redis restarts under held tasks.
 CELERY_BROKER_TRANSPORT = "durak_site.celery:RedisTransport"
@@ -301,8 +300,8 @@ GAMES_COMMISSION_PERCENT = os.environ.get("GAMES_COMMISSION_PERCENT", "0")
 # closes it and returns the held stakes.
 TABLE_OPEN_TTL = int(os.environ.get("TABLE_OPEN_TTL", str(30 * 60)))
 # When every player still in a game loses the connection within TABLE_DROP_WINDOW_SECONDS of
-# the others, the fault is more likely ours than theirs: the server waits this many seconds
-# after the last of them left before it plays for them, marks them away or ends the game.
+# the others, the fault is more likely ours than theirs: their deadline waits until this many
+# seconds after the last of them left before the server plays for them or ends the game.
 TABLE_DROP_WINDOW_SECONDS = float(os.environ.get("TABLE_DROP_WINDOW_SECONDS", "5"))
 TABLE_DROP_GRACE_SECONDS = float(os.environ.get("TABLE_DROP_GRACE_SECONDS", "60"))
 # A bot at a practice table moves a random number of seconds in this range after the game

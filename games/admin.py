@@ -46,7 +46,7 @@ class SeatInline(ReadOnlyInline):
         "user",
         "joined_at",
         "left_at",
-        "consecutive_timeouts",
+        "server_moves",
         "away",
         "disconnected_at",
         "client_address",

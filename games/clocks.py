@@ -1,11 +1,12 @@
 """When the games' clocks run: not while no player can reach the site (the web tier is down).
 
 Every Daphne process beats (``durak_site.heartbeats``). A deadline fires only if it passed
-while a web process was alive, and nobody is marked away while none is. The deadline loop notes
-since when the web has been silent; the first loop to see a web process again pushes every
-playing game's deadline, and the away clock of every disconnected player, back by the length
-of the outage, and sends each of those tables its state with the new deadline. An open
-rematch's window moves back the same way, and no rematch lapses while the web is down.
+while a web process was alive, and no practice game is ended for its absent player while none
+is. The deadline loop notes since when the web has been silent; the first loop to see a web
+process again pushes every playing game's deadline, and the time since when each disconnected
+player has had no socket, back by the length of the outage, and sends each of those tables its
+state with the new deadline. An open rematch's window moves back the same way, and no rematch
+lapses while the web is down.
 """
 
 from __future__ import annotations
@@ -82,9 +83,9 @@ def watch() -> bool:
 
 
 def games_resume(*, seconds: float) -> int:
-    """Push every playing game's deadline, every disconnected player's away clock and every
-    rematch still open when the outage began back by `seconds` of outage, and send the tables
-    their states; returns how many games moved."""
+    """Push every playing game's deadline, the time since when each disconnected player has had
+    no socket and every rematch still open when the outage began back by `seconds` of outage,
+    and send the tables their states; returns how many games moved."""
     shift = timedelta(seconds=seconds)
     now = timezone.now()
     with transaction.atomic():

@@ -17,7 +17,6 @@ from durak_site.celery import app as celery_app
 from games import broadcast, selectors
 from games.models import Table
 
-AWAY_CHECK_TASK = "games.tasks.seat_away_check"
 BOT_MOVE_TASK = "games.tasks.bot_move"
 
 
@@ -73,17 +72,6 @@ class Announcement:
 
 
 @dataclass(frozen=True)
-class AwayCheck:
-    """Mark the seat away after ``countdown`` seconds if it is still disconnected."""
-
-    seat_id: int
-    countdown: float
-
-    def __call__(self) -> None:
-        celery_app.send_task(AWAY_CHECK_TASK, args=(self.seat_id,), countdown=self.countdown)
-
-
-@dataclass(frozen=True)
 class BotMove:
     """Play a bot's move after ``countdown`` seconds if the game is still at ``version``."""
 
@@ -120,10 +108,6 @@ def publish(
 def announce(*, table: Table, lobby: bool = True) -> None:
     # Private tables never reach the lobby.
     transaction.on_commit(Announcement(table.pk, lobby and not table.private))
-
-
-def schedule_away_check(*, seat_id: int, countdown: float) -> None:
-    transaction.on_commit(AwayCheck(seat_id, countdown))
 
 
 def schedule_bot_move(*, game_id: int, version: int) -> None:

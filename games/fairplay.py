@@ -37,7 +37,7 @@ PAIR_MIN_GAMES = 5
 PAIR_FACTOR = 3.0
 PAIR_MAX_CHANCE = 0.001
 # A player is flagged when the server made at least AWAY_FACTOR times the average share of his
-# moves (timeouts and moves for an away player), and at least AWAY_MIN_SHARE of them, over at
+# moves (each made when his deadline passed), and at least AWAY_MIN_SHARE of them, over at
 # least AWAY_MIN_GAMES games.
 AWAY_FACTOR = 3.0
 AWAY_MIN_SHARE = 0.10

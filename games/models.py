@@ -18,6 +18,9 @@ from games.engine import MAX_PLAYERS, MIN_PLAYERS, BadPercentages, check_percent
 REMATCH_SECONDS = 120
 # The player's seat at a practice table; bots hold every other seat.
 PRACTICE_PLAYER_SEAT = 0
+# What the server plays for an idle player, by the kind of move (RULES.md §5): auto-take,
+# auto-pass, the lowest card to lead.
+SERVER_MOVE_KINDS = {"take": "take", "pass": "pass", "attack": "lead"}
 
 
 class BotLevel(models.TextChoices):
@@ -111,8 +114,11 @@ class Seat(models.Model):
     position = models.PositiveSmallIntegerField(_("position"))
     joined_at = models.DateTimeField(_("joined at"), auto_now_add=True)
     left_at = models.DateTimeField(_("left at"), null=True, blank=True)
-    consecutive_timeouts = models.PositiveSmallIntegerField(_("timeouts in a row"), default=0)
+    # The moves the server made for him since his own last one, by kind (SERVER_MOVE_KINDS):
+    # his timeouts in a row, and what he is told on his return (RULES.md §5).
+    server_moves = models.JSONField(_("server's moves since his last own"), default=dict)
     away = models.BooleanField(_("away"), default=False)
+    # Since when none of his sockets is open at the table (None while one is).
     disconnected_at = models.DateTimeField(_("disconnected at"), null=True, blank=True)
     # Where the player sat down from (durak_site.clients), for the fair-play checks.
     client_address = models.GenericIPAddressField(_("client address"), null=True, blank=True)
@@ -142,18 +148,24 @@ class Seat(models.Model):
             models.Index(
                 fields=["disconnected_at"],
                 name="games_seat_disconnected_idx",
-                condition=Q(left_at__isnull=True, disconnected_at__isnull=False, away=False),
+                condition=Q(left_at__isnull=True, disconnected_at__isnull=False),
             ),
         ]
 
     def __str__(self) -> str:
         return f"{self.table} / {self.position}"
 
+    @property
+    def timeouts_in_a_row(self) -> int:
+        return sum(self.server_moves.values())
+
 
 class Game(models.Model):
     class Status(models.TextChoices):
         PLAYING = "playing", _("playing")
         FINISHED = "finished", _("finished")
+        # A practice game its player left before the end: no places, nothing recorded.
+        ABANDONED = "abandoned", _("abandoned")
 
     table = models.ForeignKey(
         Table, on_delete=models.PROTECT, related_name="games", verbose_name=_("table")

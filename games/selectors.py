@@ -24,6 +24,7 @@ from games.engine.autoplay import final_places
 from games.engine.bots import AMATEUR, decide
 from games.models import (
     PRACTICE_PLAYER_SEAT,
+    SERVER_MOVE_KINDS,
     BankDistribution,
     Game,
     GameEvent,
@@ -34,6 +35,8 @@ from games.models import (
 LOBBY_GROUP = "games.lobby"
 # The table state carries at most this many of the latest moves, to keep its frame small.
 STATE_EVENTS = 200
+# The kinds of the server's moves a player's own state counts: take, pass, lead.
+SERVER_MOVES = tuple(SERVER_MOVE_KINDS.values())
 
 
 # --- lobby ---------------------------------------------------------------------------------
@@ -300,6 +303,7 @@ def table_state(
         "events": events,
         "result": None,
         "rematch": None,
+        "server_moves": None,
     }
     if (
         table.private
@@ -318,6 +322,10 @@ def table_state(
     state["you"] = you
     state["players"] = _players(snapshot, dict(enumerate(game.players)), connected)
     finished = game.status == Game.Status.FINISHED
+    seat = active.get(you) if you is not None else None
+    if seat is not None and seat.user_id == user_id:
+        # What the server played for him since his own last move: his alone to see.
+        state["server_moves"] = {kind: seat.server_moves.get(kind, 0) for kind in SERVER_MOVES}
     state.update(
         version=game.version,
         deadline=game.deadline.isoformat() if game.deadline else None,
@@ -331,7 +339,8 @@ def table_state(
             "started_at": game.started_at.isoformat(),
             "finished_at": game.finished_at.isoformat() if game.finished_at else None,
         },
-        view=engine.view(you),
+        # A practice game its player left shows no board: it is over without a result.
+        view=None if game.status == Game.Status.ABANDONED else engine.view(you),
     )
     if finished:
         state["result"] = snapshot.result

@@ -9,12 +9,6 @@ from celery import shared_task, signals
 from games import broadcast, deadlines, services
 
 
-@shared_task(name="games.tasks.seat_away_check", ignore_result=True)
-def seat_away_check(seat_id: int) -> bool:
-    """Mark a player away once he has been disconnected for longer than one turn time."""
-    return services.seat_mark_away(seat_id=seat_id)
-
-
 @signals.worker_process_init.connect
 def send_through_own_loop(**kwargs) -> None:
     """A worker's pool process keeps its broadcasts' Redis connections between sends."""

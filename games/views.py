@@ -201,6 +201,7 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
         {
             "game": game,
             "finished": finished,
+            "abandoned": game.status == Game.Status.ABANDONED,
             "result": selectors.game_result(game=game) if finished else None,
             "replay": stats.game_replay(game=game) if finished else None,
         },

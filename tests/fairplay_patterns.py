@@ -58,7 +58,7 @@ def ordinary_play(players: list, games: int, seed: int = 2026) -> None:
 
 def play_with_sleeper(first, second, sleeper=None) -> Game:
     """A real two-player game where everyone plays for himself, except ``sleeper``, who lets
-    every deadline pass: after two the server plays for him as for any away player."""
+    every deadline pass: the server plays each of his moves when its time is up."""
     table = services.table_create(user=first, stake=STAKE, seats=2)
     services.table_join(table_id=table.pk, user=second)
     game = Game.objects.get(table=table)

@@ -3,16 +3,16 @@
 Every command runs in one short transaction and locks rows in one order (``_locks``): the
 table, then its game, then seats; the wallet locks its accounts after that. What leaves the
 process waits for the commit (``games.effects``). Commands that callers outside this package
-run on their own (a move, a timeout, marking a seat away) open a durable transaction: they are
+run on their own (a move, a timeout, «Я вернулся») open a durable transaction: they are
 never part of a larger one.
 
 - ``tables``: open, join, leave, expire a table; the commission
-- ``play``: the deal, moves, deadlines, the server's moves for away players, the game's end
+- ``play``: the deal, moves, deadlines and the server's moves when they pass, the game's end
 - ``bank``: paying out a finished game's bank in one ledger posting
 - ``rematch``: confirm or expire a rematch
-- ``away``: presence of sockets and marking players away
+- ``away``: presence of sockets, and «Я вернулся»
 - ``sweep``: the periodic catch-up of lost timers
-- ``practice``: practice tables against bots, and the bots' moves
+- ``practice``: practice tables against bots, the bots' moves, and when a practice game ends
 - ``quickplay``: one click to a seat at a table with stakes
 - ``rating``: skill ratings from games with stakes
 - ``blocks``: staff blocks from tables with stakes
@@ -25,7 +25,6 @@ from games.services.away import (
     presence_disconnect,
     presence_heartbeat,
     seat_back,
-    seat_mark_away,
 )
 from games.services.blocks import active_stake_block, block_notice, stake_block_create
 from games.services.chat import (
@@ -73,7 +72,6 @@ __all__ = [
     "rematch_confirm",
     "rematch_expire",
     "seat_back",
-    "seat_mark_away",
     "stake_block_create",
     "table_create",
     "table_expire",

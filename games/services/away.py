@@ -1,18 +1,22 @@
-"""Presence and away (RULES.md §5): who has a socket open at a table, and who is played for."""
+"""Presence and away (RULES.md §5): who has a socket open at a table, and the away mark.
+
+A socket's coming and going changes nobody's time: nobody is played for before his deadline,
+connected or not. Since when a player has had no socket open (``Seat.disconnected_at``) tells
+a drop of the whole table at once (``play.drop_grace_until``) and a practice table its player
+left (``practice.practices_close_deserted``). Away is earned by timeouts alone (``play``).
+"""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
-from games import clocks, effects, presence, selectors
+from games import effects, presence, selectors
 from games.engine import Game as EngineGame
 from games.errors import GameError
 from games.models import Game, Seat, Table
-from games.services import play
 from games.services._locks import active_seats, lock_table
 
 
@@ -30,24 +34,24 @@ def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
 
 
 def _presence_back(*, table_id: int, user) -> None:
-    """A seated user is connected again: no longer away, his timeouts count from zero, and the
-    game waits for him as for anyone. A spectator's coming changes nobody's state.
+    """A seated user is connected again, and the table hears it. His away mark and the
+    server's moves for him stay until he acts or says he is back: he is told of them.
 
-    Under the table's lock, so that a command in progress cannot write the old mark back.
+    Under the table's lock, so that a command in progress cannot write the old time back.
     """
     with transaction.atomic():
         table = Table.objects.select_for_update().filter(pk=table_id).first()
         if table is None:
             return
-        Seat.objects.filter(table_id=table_id, user_id=user.pk, left_at__isnull=True).filter(
-            Q(disconnected_at__isnull=False) | Q(away=True)
-        ).update(disconnected_at=None, away=False, consecutive_timeouts=0)
+        Seat.objects.filter(
+            table_id=table_id, user_id=user.pk, left_at__isnull=True, disconnected_at__isnull=False
+        ).update(disconnected_at=None)
         if selectors.table_shows_player(table=table, user_id=user.pk):
             effects.announce(table=table, lobby=False)
 
 
 def presence_disconnect(*, table_id: int, user, connection: str) -> None:
-    """Forget one socket; when a playing seat's last socket closes, start the away clock."""
+    """Forget one socket; when a playing seat's last socket closes, note since when."""
     if presence.remove(table_id, user.pk, connection) > 0:
         return
     with transaction.atomic():
@@ -58,13 +62,13 @@ def presence_disconnect(*, table_id: int, user, connection: str) -> None:
         if seat is not None and table.status == Table.Status.PLAYING:
             seat.disconnected_at = timezone.now()
             seat.save(update_fields=["disconnected_at"])
-            effects.schedule_away_check(seat_id=seat.pk, countdown=table.turn_seconds + 0.5)
         if seat is not None or selectors.table_shows_player(table=table, user_id=user.pk):
             effects.announce(table=table, lobby=False)
 
 
 def seats_mark_disconnected() -> None:
-    """Start the away clock of playing seats whose sockets all died with their process.
+    """Note since when playing seats have had no socket whose sockets all died with their
+    process.
 
     Their sockets never said goodbye; they stopped counting once their heartbeats went stale.
     """
@@ -72,7 +76,7 @@ def seats_mark_disconnected() -> None:
         left_at__isnull=True,
         disconnected_at__isnull=True,
         table__status=Table.Status.PLAYING,
-        user__bot__isnull=True,  # bots have no sockets: they are never away
+        user__bot__isnull=True,  # bots have no sockets
     ).values_list("pk", "table_id", "user_id")
     by_table: dict[int, list[tuple[int, int]]] = {}
     for seat_id, table_id, user_id in seated:
@@ -92,50 +96,25 @@ def seats_mark_disconnected() -> None:
             effects.announce(table=table, lobby=False)
 
 
-def seat_mark_away(*, seat_id: int) -> bool:
-    """Mark a player away who has been disconnected longer than one turn time (RULES §5)."""
-    with transaction.atomic(durable=True):
-        table_id = Seat.objects.filter(pk=seat_id).values_list("table_id", flat=True).first()
-        if table_id is None:
-            return False
-        table = Table.objects.select_for_update().get(pk=table_id)
-        game = table.games.select_for_update().filter(status=Game.Status.PLAYING).first()
-        seat = Seat.objects.select_for_update().get(pk=seat_id)
-        if (
-            game is None
-            or seat.left_at is not None
-            or seat.away
-            or seat.disconnected_at is None
-            or seat.disconnected_at > timezone.now() - timedelta(seconds=table.turn_seconds)
-            or presence.count(table_id, seat.user_id) > 0
-            or not clocks.web_is_serving()  # he could not have come back
-        ):
-            return False
-        change = play.Change(table, game, EngineGame.from_dict(game.state), play.seated(table))
-        if play.drop_grace_until(change) is not None:
-            return False  # everyone dropped at once: the sweep comes back after the grace
-        seat.away = True
-        seat.save(update_fields=["away"])
-        if seat.position in change.engine.waiting_for:
-            change.seat_at(seat.position).away = True
-            play.advance_and_save(change)
-        else:
-            effects.announce(table=table, lobby=False)
-    return True
-
-
 def seat_back(*, table_id: int, user) -> bool:
-    """The player says he is back («Я вернулся»), as a reconnection says it: the away mark
-    clears and his timeouts start from zero. False when he was not marked away."""
+    """The player says he is back («Я вернулся»): the away mark and the count of the server's
+    moves for him clear, and a move of his that the mark had shrunk to the throw-in window
+    gets a whole turn time from now. False when there was nothing to clear."""
     with transaction.atomic(durable=True):
         table = lock_table(table_id)
+        game = table.games.select_for_update().filter(status=Game.Status.PLAYING).first()
         seat = active_seats(table).select_for_update().filter(user_id=user.pk).first()
         if seat is None:
             raise GameError("not_seated")
-        if not seat.away:
+        if not seat.away and not seat.server_moves:
             return False
-        seat.away = False
-        seat.consecutive_timeouts = 0
-        seat.save(update_fields=["away", "consecutive_timeouts"])
+        if seat.away and game is not None and game.deadline is not None:
+            engine = EngineGame.from_dict(game.state)
+            if engine.deadline_kind == "turn" and seat.position in engine.waiting_for:
+                whole_turn = timezone.now() + timedelta(seconds=table.turn_seconds)
+                game.deadline = max(game.deadline, whole_turn)
+                game.save(update_fields=["deadline"])
+        seat.away, seat.server_moves = False, {}
+        seat.save(update_fields=["away", "server_moves"])
         effects.announce(table=table, lobby=False)
     return True

@@ -1,5 +1,5 @@
-"""Playing a game: the deal, the players' moves, the deadlines, the server's moves for away
-players and the bank at the end (RULES.md §3-§6)."""
+"""Playing a game: the deal, the players' moves, the deadlines and the server's moves when
+they pass, the away mark, and the bank at the end (RULES.md §3-§6)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from games.errors import ERROR_MESSAGES, GameError
 from games.models import (
     PRACTICE_PLAYER_SEAT,
     REMATCH_SECONDS,
+    SERVER_MOVE_KINDS,
     BankDistribution,
     Game,
     GameEvent,
@@ -34,9 +35,8 @@ from games.services import rating
 from games.services._locks import is_int, lock_game
 from games.services.bank import bank_settle
 
-# Away players without a socket are played for at once; this bounds one chain of such moves so
-# a table of them still advances through its deadlines instead of in one endless transaction.
-AUTO_MOVES_PER_CHANGE = 300
+# Timeouts in a row that mark a player away (RULES.md §5).
+AWAY_AFTER_TIMEOUTS = 2
 
 
 def game_start(*, table: Table, listed: bool = True) -> Game:
@@ -60,8 +60,8 @@ def game_start(*, table: Table, listed: bool = True) -> Game:
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])
-    # Players without an open socket start the away clock from the deal, as if they had just
-    # left. Bots have no sockets and are never away.
+    # Players without an open socket have had none since the deal: they did not drop with the
+    # table (drop_grace_until). Bots have no sockets.
     people = [seat for seat in seats if not table.practice or seat.position == PRACTICE_PLAYER_SEAT]
     connected = presence.connected(table.pk, [seat.user_id for seat in people])
     absent = [seat.pk for seat in people if seat.user_id not in connected]
@@ -97,15 +97,17 @@ def game_apply_action(*, game_id: int, user, action: dict, expected_version: int
             ) from error
         # Acting himself brings a player back from away and clears his timeouts.
         mover = change.seat_at(position)
-        if mover.consecutive_timeouts or mover.away:
-            mover.consecutive_timeouts, mover.away = 0, False
-            mover.save(update_fields=["consecutive_timeouts", "away"])
+        if mover.server_moves or mover.away:
+            mover.server_moves, mover.away = {}, False
+            mover.save(update_fields=["server_moves", "away"])
         advance_and_save(change)
     return game
 
 
 def game_timeout(*, game_id: int, version: int) -> bool:
-    """Act for every idle waited-on seat if `version` is current and its deadline has passed.
+    """Act for every idle waited-on seat if `version` is current and its deadline has passed:
+    the only way the server ever moves for a player. Each such move counts against him; two in
+    a row mark him away.
 
     Idempotent: a second call for the same version finds the version moved on and does nothing.
     """
@@ -137,12 +139,14 @@ def game_timeout(*, game_id: int, version: int) -> bool:
             # Passes do not change whom else the game waits for; the bout's end does.
             if engine.finished or engine.bouts != bout or position not in engine.waiting_for:
                 break
-            change.play(position, engine.timeout_action(position), automatic=True)
-            timed_out.append(change.seat_at(position))
-        for seat in timed_out:
-            seat.consecutive_timeouts += 1
-            seat.away = seat.away or seat.consecutive_timeouts >= 2
-        Seat.objects.bulk_update(timed_out, ["consecutive_timeouts", "away"])
+            action = engine.timeout_action(position)
+            change.play(position, action, automatic=True)
+            seat = change.seat_at(position)
+            kind = SERVER_MOVE_KINDS[action["type"]]
+            seat.server_moves = {**seat.server_moves, kind: seat.server_moves.get(kind, 0) + 1}
+            seat.away = seat.away or seat.timeouts_in_a_row >= AWAY_AFTER_TIMEOUTS
+            timed_out.append(seat)
+        Seat.objects.bulk_update(timed_out, ["server_moves", "away"])
         advance_and_save(change)
     return True
 
@@ -150,8 +154,10 @@ def game_timeout(*, game_id: int, version: int) -> bool:
 def drop_grace_until(change: Change) -> datetime | None:
     """While every player still in the game has lost his connection since about the same
     moment (within ``TABLE_DROP_WINDOW_SECONDS``), the end of the grace before the server plays
-    for them; None otherwise, or once it is over. Players absent from the deal did not drop,
-    and a practice table has one player: no grace for them."""
+    for them; None otherwise, or once it is over. Such a drop is most likely the platform's
+    (its network, a proxy) rather than theirs, and the clocks stop while the platform is down.
+    Players absent from the deal did not drop, and a practice table has one player: no grace
+    for them."""
     if change.table.practice:
         return None
     still_in = change.engine.still_in
@@ -164,12 +170,14 @@ def drop_grace_until(change: Change) -> datetime | None:
     return until if until > timezone.now() else None
 
 
-def is_absent(seat: Seat) -> bool:
-    """Whether the server plays for the seat at once: marked away and without an open socket.
-
-    A connected player always gets his turn with its full deadline, away or not.
-    """
-    return seat.away and seat.disconnected_at is not None
+def deadline_seconds(table: Table, engine: EngineGame, seats: list[Seat]) -> int:
+    """How long the game waits for the seats it waits for now (RULES.md §5): a turn time for
+    the leader or the defender, the throw-in window for the throwers, and for a leader or a
+    defender marked away the throw-in window too."""
+    if engine.deadline_kind != "turn":
+        return table.throw_seconds
+    away = {seat.position for seat in seats if seat.away}
+    return table.throw_seconds if away.issuperset(engine.waiting_for) else table.turn_seconds
 
 
 def seated(table: Table) -> list[Seat]:
@@ -220,38 +228,22 @@ class Change:
 
 
 def advance_and_save(change: Change, *, lobby: bool = False) -> None:
-    """Play for absent players, then finish the game or set its next deadline; save; publish.
+    """Finish the game or set its next deadline; save; publish.
 
     When everyone still in is away and the server's moves for them would repeat forever, the
     game ends at once in a stalemate: they share the places still to be given.
     """
     table, game, engine = change.table, change.game, change.engine
-    absent = {seat.position for seat in change.seats if is_absent(seat)}
-    # A connected player marked away let two deadlines pass: he counts for the stalemate.
     away = {seat.position for seat in change.seats if seat.away}
-    if drop_grace_until(change) is not None:
-        absent = away = set()  # everyone dropped at once: nothing is played for them yet
-    checked: list[int] | None = None
-    for _move in range(AUTO_MOVES_PER_CHANGE):
-        if engine.finished:
-            break
-        still_in = engine.still_in
-        if still_in != checked:  # the answer changes only when someone leaves
-            checked = still_in
-            if away.issuperset(still_in) and auto_play_is_endless(engine):
-                game.stalemate = True
-                break
-        position = next((seat for seat in engine.waiting_for if seat in absent), None)
-        if position is None:
-            break
-        change.play(position, engine.timeout_action(position), automatic=True)
+    if not engine.finished and away.issuperset(engine.still_in) and auto_play_is_endless(engine):
+        game.stalemate = True
     game.state = engine.to_dict()
     nicknames = {seat.user_id: seat.user.username for seat in change.seats}
     result = None
     if engine.finished or game.stalemate:
         result = selectors.result_of(game, nicknames, _game_finish(change))
     else:
-        seconds = table.turn_seconds if engine.deadline_kind == "turn" else table.throw_seconds
+        seconds = deadline_seconds(table, engine, change.seats)
         # The deadline loop (games.deadlines) finds it by this indexed column.
         game.deadline = timezone.now() + timedelta(seconds=seconds)
         _store_moves(change, _MOVED_GAME)

@@ -13,10 +13,12 @@ from django.utils import timezone
 from durak_site.clients import Client
 from games import effects
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
-from games.engine import Game as EngineGame
 from games.errors import ERROR_MESSAGES, GameError
-from games.models import Bot, Game, Seat, Table
-from games.services import play
+from games.models import PRACTICE_PLAYER_SEAT, Bot, Seat, Table
+
+# Modules, not names: tables and practice use each other (seat_take ends a practice game
+# elsewhere, practice seats its players through seat_take), each when called.
+from games.services import play, practice
 from games.services._locks import active_seats, is_int, lock_table
 from games.services.blocks import check_not_blocked
 from wallet import limits
@@ -96,7 +98,7 @@ def table_join(
 def table_leave(*, table_id: int, user) -> Table:
     """Stand up before the game starts (or withdraw a rematch confirmation); stake released.
 
-    A practice table may be left at any time: its game is closed with it.
+    A practice table may be left at any time: its game ends with it (``practice``).
     """
     with transaction.atomic():
         table = lock_table(table_id)
@@ -104,7 +106,7 @@ def table_leave(*, table_id: int, user) -> Table:
         if seat is None:
             raise GameError("not_seated")
         if table.practice:
-            _practice_leave(table=table, seat=seat)
+            practice.practice_leave(table=table)
             return table
         if table.status == Table.Status.PLAYING:
             raise GameError("game_in_progress")
@@ -116,17 +118,6 @@ def table_leave(*, table_id: int, user) -> Table:
             table.save(update_fields=["status"])
         effects.announce(table=table, lobby=listed)
     return table
-
-
-def _practice_leave(*, table: Table, seat: Seat) -> None:
-    """The player leaves his practice game (table locked by the caller): from now on the server
-    plays for him at once, as for any away player gone from the table, and the bots finish
-    the game (unless he comes back to it)."""
-    game = table.games.select_for_update().get(status=Game.Status.PLAYING)
-    seat.away, seat.disconnected_at = True, timezone.now()
-    seat.save(update_fields=["away", "disconnected_at"])
-    engine = EngineGame.from_dict(game.state)
-    play.advance_and_save(play.Change(table, game, engine, play.seated(table)))
 
 
 def table_expire(*, table_id: int) -> bool:
@@ -169,8 +160,11 @@ def seat_take(*, table: Table, user, position: int, client: Client | None = None
     """Seat the user and hold his stake (table row locked by the caller). Every way to a seat
     (open, join, quick play, rematch, practice) comes through here.
 
-    Bots sit only at practice tables, where nobody stakes anything.
+    Bots sit only at practice tables, where nobody stakes anything. A player who sits down
+    anywhere else ends the practice game he was playing.
     """
+    if not table.practice or position == PRACTICE_PLAYER_SEAT:
+        practice.practices_end_elsewhere(user=user, table=table)
     if not table.practice:
         if Bot.objects.filter(user_id=user.pk).exists():
             raise GameError("bots_practice_only")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html, json_script
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language, pgettext
+from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
 from games.consumers import PROTOCOL_ERRORS
@@ -15,6 +15,14 @@ from wallet.money import currency_sign
 register = template.Library()
 
 SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
+# A number in each plural category of the browser's Intl.PluralRules, for the languages served.
+PLURAL_SAMPLES = {"one": 1, "few": 2, "many": 5, "other": 5}
+
+
+def _plural(singular: str, plural: str) -> dict[str, str]:
+    """A text with a number, in the form of each plural category (static/js/plural.js picks
+    the one for the number shown)."""
+    return {category: ngettext(singular, plural, n) for category, n in PLURAL_SAMPLES.items()}
 
 
 def _strings() -> dict[str, str]:
@@ -107,7 +115,7 @@ def _strings() -> dict[str, str]:
         "log_pass": _("%(name)s passes"),
         "log_done": _("%(name)s: beaten off"),
         "log_unknown": _("%(name)s moves"),
-        "log_automatic": _("(by time)"),
+        "log_automatic": _("(by the server)"),
         "log_empty": _("No moves in this bout yet."),
         # fairness and results
         "seed_hidden": _("revealed when the game ends"),
@@ -123,6 +131,13 @@ def _strings() -> dict[str, str]:
         "rematch_expired": _("The time for a rematch is over: not everyone agreed."),
         "rematch_expired_refunded": _(
             "Not everyone agreed in time: no rematch. Your stake is back in your wallet."
+        ),
+        # what the server played for the player while he was away
+        "away_summary": _("While you were away the server played for you: %(moves)s"),
+        "server_take": _plural("took %(n)s time", "took %(n)s times"),
+        "server_pass": _plural("passed %(n)s time", "passed %(n)s times"),
+        "server_lead": _plural(
+            "led your lowest card %(n)s time", "led your lowest card %(n)s times"
         ),
         # your turn, settings
         "title_your_turn": _("Your move!"),

@@ -1,10 +1,22 @@
 // Translated strings rendered by the server into <script type="application/json" id="ui-strings">.
+import { pluralForm } from "./plural.js";
+
 const element = document.getElementById("ui-strings");
 const strings = element ? JSON.parse(element.textContent) : {};
 
 /** Translate `key`, filling %(name)s placeholders from `params`. */
 export function t(key, params = {}) {
-  const template = strings[key] ?? key;
+  return fill(strings[key] ?? key, params);
+}
+
+/** Translate `key`, a text with a number, in the plural form for `n`, filling its %(n)s. */
+export function tn(key, n, params = {}) {
+  const forms = strings[key];
+  if (!forms) return key;
+  return fill(pluralForm(forms, n, strings.__money?.language || "ru"), { n, ...params });
+}
+
+function fill(template, params) {
   return template.replace(/%\((\w+)\)s/g, (match, name) => (name in params ? String(params[name]) : match));
 }
 

@@ -3,6 +3,8 @@
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 15000;
 const PING_EVERY_MS = 25000;
+/** A socket that says nothing this long after the page woke is taken for dead and replaced. */
+export const WAKE_ANSWER_MS = 3000;
 /** The close code of a socket over the user's cap (docs/protocol.md). */
 export const TOO_MANY_SOCKETS = 4429;
 /** The close code of a socket whose server could not reach its database or Redis. */
@@ -31,25 +33,32 @@ export function offlineMessage(attempt, code) {
 export class ReconnectingSocket {
   /**
    * @param {string} path e.g. "/ws/table/5/"
-   * @param {{onMessage: Function, onStatus?: Function, onOpen?: Function}} handlers
+   * @param {{onMessage: Function, onStatus?: Function, onOpen?: Function, onWake?: Function}} handlers
    *   onStatus(connected: boolean, attempt: number, code?: number): `code` is the close code
    *   (4429: the user has too many sockets open, 4503: the server's database or Redis is briefly
-   *   away; both retried); onOpen() runs after every (re)connect.
+   *   away; both retried); onOpen() runs after every (re)connect; onWake() when the page woke
+   *   with its socket still open (see wake()).
    */
-  constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {} }) {
+  constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {}, onWake = () => {} }) {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     this.url = `${scheme}//${window.location.host}${path}`;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.onOpen = onOpen;
+    this.onWake = onWake;
+    this.heardAt = 0; // when the socket last received anything (performance.now())
     this.attempt = 0;
     this.socket = null;
     this.closedForGood = false;
     this.pingTimer = null;
     this.connect();
-    window.addEventListener("online", () => this.reconnectNow());
+    // A phone that slept, or came back from another app, or back online, is back at once.
+    window.addEventListener("online", () => this.wake());
+    window.addEventListener("pageshow", (event) => {
+      if (event.persisted) this.wake();
+    });
     document.addEventListener("visibilitychange", () => {
-      if (document.visibilityState === "visible" && !this.connected) this.reconnectNow();
+      if (document.visibilityState === "visible") this.wake();
     });
   }
 
@@ -69,6 +78,7 @@ export class ReconnectingSocket {
       this.pingTimer = setInterval(() => this.send({ type: "ping" }), PING_EVERY_MS);
     });
     socket.addEventListener("message", (event) => {
+      this.heardAt = performance.now();
       let message;
       try {
         message = JSON.parse(event.data);
@@ -98,6 +108,37 @@ export class ReconnectingSocket {
   reconnectNow() {
     if (this.closedForGood || this.connected) return;
     if (this.socket && this.socket.readyState === WebSocket.CONNECTING) return;
+    this.connect();
+  }
+
+  /**
+   * The page woke. A closed socket reconnects now, not after its backoff. An open one may have
+   * died while the page slept without knowing it: it is asked for a pong, onWake() asks for the
+   * state at once, and if nothing at all comes back within WAKE_ANSWER_MS it is replaced.
+   */
+  wake() {
+    if (this.closedForGood) return;
+    if (!this.connected) {
+      this.reconnectNow();
+      return;
+    }
+    const socket = this.socket;
+    const asked = performance.now();
+    this.send({ type: "ping" });
+    this.onWake();
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = setTimeout(() => {
+      if (socket === this.socket && this.heardAt < asked) this.replace();
+    }, WAKE_ANSWER_MS);
+  }
+
+  /** Drop a socket taken for dead (its close comes late or never) and connect a new one. */
+  replace() {
+    const dead = this.socket;
+    this.socket = null;
+    clearInterval(this.pingTimer);
+    dead.close();
+    this.onStatus(false, this.attempt + 1);
     this.connect();
   }
 

@@ -10,6 +10,7 @@ import { cardRects, flightMs, fly, motionCount, stopFlights } from "./table/moti
 import { dropMove, hintFor, moveOptions, nextSelection } from "./table/moves.js";
 import { onSettingsChange, settings } from "./table/settings.js";
 import { isMyTurn, soundFor } from "./table/signals.js";
+import { AwayWatch } from "./table/server-moves.js";
 import { played, playSound } from "./table/sound.js";
 import { TableStore } from "./table/store.js";
 import { bindAway, renderAway } from "./table/views/away.js";
@@ -41,6 +42,7 @@ const els = {
 };
 
 const store = new TableStore(readJson("initial-state"));
+const awayWatch = new AwayWatch();
 let socket = null;
 
 const nameOf = (seat) => store.player(seat)?.nickname ?? t("seat_n", { n: seat + 1 });
@@ -79,7 +81,7 @@ function render() {
   renderResult(ctx);
   renderSeatButtons(ctx);
   renderTurn(ctx);
-  renderAway(ctx);
+  renderAway(ctx, awayWatch);
   renderChat(ctx);
   tickCountdown(store);
 }
@@ -305,11 +307,12 @@ window.addEventListener("resize", () => renderHand(context()));
 // An invitee who has not sat down yet may watch a private table with the page's invitation.
 const inviteCode = new URLSearchParams(window.location.search).get("invite");
 const socketPath = `/ws/table/${tableId}/${inviteCode ? `?invite=${encodeURIComponent(inviteCode)}` : ""}`;
-socket = new ReconnectingSocket(socketPath, {
-  onMessage,
-  onStatus,
-  onOpen: () => socket.send({ type: "sync", version: store.state.version ?? 0 }),
-});
+/** Back from a drop or a sleep: the state at once, and what the server did meanwhile. */
+function resync() {
+  awayWatch.returned();
+  socket.send({ type: "sync", version: store.state.version ?? 0 });
+}
+socket = new ReconnectingSocket(socketPath, { onMessage, onStatus, onOpen: resync, onWake: resync });
 onSettingsChange((current) => {
   document.body.dataset.cardSize = current.card_size;
   document.body.dataset.motion = current.motion;

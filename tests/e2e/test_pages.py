@@ -154,6 +154,42 @@ def test_the_table_page_embeds_only_the_viewers_own_cards(client):
     assert spectator["you"] is None and spectator["view"]["hand"] == []
 
 
+def ui_strings(response) -> dict:
+    match = re.search(
+        r'<script id="ui-strings" type="application/json">(.*?)</script>',
+        response.content.decode(),
+        re.S,
+    )
+    return json.loads(match.group(1))
+
+
+def test_the_table_page_tells_the_charter_and_the_server_moves_in_each_plural_form(client):
+    host, guest = player(), player()
+    table = services.table_create(user=host, stake=100, seats=2, throw_seconds=7)
+    services.table_join(table_id=table.pk, user=guest)
+    url = reverse("table_detail", args=[table.pk])
+    russian = logged_in(client, guest).get(url, HTTP_ACCEPT_LANGUAGE="ru")
+    strings = ui_strings(russian)
+    assert strings["away_summary"] == "Пока вас не было: %(moves)s"
+    assert strings["server_take"] == {
+        "one": "взяли %(n)s раз",
+        "few": "взяли %(n)s раза",
+        "many": "взяли %(n)s раз",
+        "other": "взяли %(n)s раз",
+    }
+    assert strings["server_pass"]["few"] == "пас %(n)s раза"
+    assert strings["log_automatic"] == "(ход сервера)"
+    assert "каждый ваш ход теперь ждёт вас только 7 с" in russian.content.decode()
+
+    client.cookies["django_language"] = "en"
+    english = client.get(url)
+    strings = ui_strings(english)
+    assert strings["server_take"]["one"] == "took %(n)s time"
+    assert strings["server_take"]["other"] == "took %(n)s times"
+    assert strings["server_lead"]["other"] == "led your lowest card %(n)s times"
+    assert "each of your moves now waits only 7 s" in english.content.decode()
+
+
 def test_finished_game_result_replay_profile_and_leaderboard(client, play_out):
     host, guest = player(), player()
     table = services.table_create(user=host, stake=100_00, seats=2)
@@ -224,15 +260,18 @@ def test_rules_come_in_russian_and_english_with_the_payout_table_in_force(client
     assert "(60 + 30) / 2 = 45 %" in english
 
 
-def test_the_rules_say_how_away_ends_and_how_long_a_table_that_dropped_at_once_waits(
+def test_the_rules_publish_the_disconnect_charter_and_how_long_a_table_that_dropped_waits(
     client, settings
 ):
     settings.TABLE_DROP_GRACE_SECONDS = 90
     russian = client.get(reverse("rules"), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     english = client.get(reverse("rules"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert "снова подключился, сам сделал ход или нажал «Я вернулся»" in russian
+    assert "Сервер никогда не ходит за игрока раньше, чем вышло его время" in russian
+    assert "пока он сам не сходит или не нажмёт «Я вернулся»" in russian
+    assert "Пока вас не было: взяли 2 раза, пас 1 раз" in russian
     assert "сервер ждёт 90 секунд" in russian
-    assert "he reconnects, moves himself, or presses “I'm back”" in english
+    assert "The server never moves for a player before his time runs out" in english
+    assert "until he moves himself or presses “I'm back”" in english
     assert "the server waits 90 seconds" in english
 
 

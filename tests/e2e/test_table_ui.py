@@ -117,7 +117,7 @@ TEXT = {
         "notify": "Ваш ход за столом в дурака",
         "out": "вышел",
         "first_place": "1 место",
-        "away": "сервер сразу будет ходить за вас",
+        "away": "Раньше, чем выйдет ваше время, сервер за вас никогда не ходит",
         "done": ("бито", "{name}: бито"),
         "pass": ("пас", "{name}: пас"),
         "refunded": "Ваша ставка вернулась в кошелёк",
@@ -128,7 +128,7 @@ TEXT = {
         "notify": "Your move at the durak table",
         "out": "out",
         "first_place": "place 1",
-        "away": "the server plays for you at once",
+        "away": "The server never moves for you before your time is up",
         "done": ("done", "{name}: beaten off"),
         "pass": ("pass", "{name} passes"),
         "refunded": "Your stake is back in your wallet",
@@ -484,8 +484,8 @@ def test_an_away_player_reads_why_and_comes_back_with_one_button(
     game, page, watcher = both_pages(browser, live_url, off_loop, "away", viewport, locale)
     position = EngineGame.from_dict(game.state).attacker  # the seat of the leader's page
     seat = Seat.objects.get(table_id=game.table_id, position=position, left_at__isnull=True)
-    # Marked away while connected (as after two timeouts): his own reload would end the mark,
-    # so the other player's reconnection brings the table the news.
+    # Marked away while connected (as after two timeouts), quietly: the other player's
+    # reconnection brings the table the news.
     Seat.objects.filter(pk=seat.pk).update(away=True)
     watcher.reload()
     watcher.wait_for_function("() => window.durakTable && window.durakTable.connected")

@@ -14,6 +14,7 @@ from durak_site import heartbeats
 from games import clocks, deadlines, effects, presence, services
 from games.engine import Game as EngineGame
 from games.models import Game, GameEvent, Seat
+from tests.games.conftest import create_player
 from tests.games.test_deadlines import no_loop_running  # noqa: F401 - fixture
 from tests.games.test_services import expire_deadline, play_out, seated_game, snapshot
 from wallet.selectors import user_balance
@@ -33,27 +34,25 @@ def no_outage_noted():
     presence.redis_client().delete(clocks.outage_key())
 
 
-def test_no_deadline_fires_and_nobody_is_marked_away_while_no_web_process_is_alive(
+def test_no_deadline_fires_and_no_practice_game_ends_while_no_web_process_is_alive(
     web_serving,
 ):
     game, users = seated_game(2)
     leader = EngineGame.from_dict(game.state).waiting_for[0]
     expire_deadline(game)
-    Seat.objects.filter(table=game.table, position=1 - leader).update(
-        disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
-    )
     services.presence_connect(table_id=game.table_id, user=users[leader], connection="tab")
     before = snapshot(game)
+    practice = services.practice_start(user=create_player(), players=2, level="novice")
+    Seat.objects.filter(table=practice, position=0).update(
+        disconnected_at=timezone.now() - timedelta(seconds=practice.turn_seconds + 1)
+    )
 
     web_serving.stop()
     assert loop_round() == 0
     assert deadlines.fire_due() == 0
     assert services.games_sweep() == 0
-    assert not services.seat_mark_away(
-        seat_id=Seat.objects.get(table=game.table, position=1 - leader).pk
-    )
     assert snapshot(game) == before
-    assert not Seat.objects.filter(table=game.table, away=True).exists()
+    assert Game.objects.get(table=practice).status == Game.Status.PLAYING
     assert presence.redis_client().exists(clocks.outage_key())
 
 
@@ -91,7 +90,7 @@ def test_when_the_web_is_back_the_deadlines_move_back_by_the_outage_and_the_tabl
     pushed = (game.deadline - deadline).total_seconds()
     assert 40 <= pushed < 42
     assert game.version == 0  # nothing was played
-    # He left before the outage: his away clock goes on from where it stood when it began.
+    # He left before the outage: his time without a socket goes on from where it stood then.
     assert 40 <= (gone.disconnected_at - left_at).total_seconds() < 42
     assert Game.objects.get(pk=finished.pk).deadline is None
     assert not presence.redis_client().exists(clocks.outage_key())
@@ -199,19 +198,26 @@ def test_everyone_dropping_at_once_gets_a_grace_before_the_server_plays_for_them
     expire_deadline(game)
     assert not services.game_timeout(game_id=game.pk, version=0)
     game.refresh_from_db()
-    # The deadline now waits for the end of the grace; nobody is marked away meanwhile.
+    # The deadline now waits for the end of the grace, and nothing is played meanwhile.
     expected = timezone.now() + timedelta(seconds=grace - turn - 1)
     assert abs((game.deadline - expected).total_seconds()) < 2
     assert services.games_sweep() == 0
-    assert (game.version, Seat.objects.filter(table=game.table, away=True).count()) == (0, 0)
+    assert snapshot(game)[0] == 0
 
-    # The grace is over: the leader's move is played and both are marked away.
+    # The grace is over: the leader's move is played, and the defender has his whole turn.
     drop_together(game, users, seconds_ago=grace + 1)
     expire_deadline(game)
     assert services.game_timeout(game_id=game.pk, version=0)
     assert GameEvent.objects.get(game=game, version=1).seat == leader
-    assert services.games_sweep() >= 1
-    assert Seat.objects.filter(table=game.table, away=True).count() == 2
+    assert services.games_sweep() == 0
+    assert_waits_a_whole_turn(game)
+
+
+def assert_waits_a_whole_turn(game: Game) -> None:
+    game.refresh_from_db()
+    assert game.version == 1
+    left = (game.deadline - timezone.now()).total_seconds()
+    assert game.table.turn_seconds - 2 < left <= game.table.turn_seconds
 
 
 def test_players_who_drop_one_after_another_get_no_grace():
@@ -220,8 +226,8 @@ def test_players_who_drop_one_after_another_get_no_grace():
     drop_together(game, users, seconds_ago=game.table.turn_seconds + 1, apart=window + 1)
     expire_deadline(game)
     assert services.game_timeout(game_id=game.pk, version=0)
-    assert services.games_sweep() >= 1
-    assert Seat.objects.filter(table=game.table, away=True).count() == 2
+    assert services.games_sweep() == 0
+    assert_waits_a_whole_turn(game)
 
 
 def test_a_stalemate_waits_for_the_grace_of_players_who_dropped_at_once():

@@ -6,8 +6,8 @@ import pytest
 from django.db import transaction
 
 from durak_site.celery import app as celery_app
-from games import effects, services
-from games.effects import Announcement, AwayCheck, Publication
+from games import effects, services, tasks
+from games.effects import Announcement, Publication
 from games.engine import Game as EngineGame
 from games.services import GameError
 from tests.games.conftest import STAKE, create_player
@@ -48,18 +48,16 @@ def test_a_refused_move_schedules_nothing(django_capture_on_commit_callbacks):
     assert callbacks == []
 
 
-def test_a_closed_last_socket_schedules_one_away_check_and_a_table_only_announcement(
+def test_a_closed_last_socket_schedules_nothing_and_only_tells_the_table(
     django_capture_on_commit_callbacks,
 ):
+    # Nobody is played for before his deadline: a drop starts no timer of its own.
     game, users = seated_game(2, turn_seconds=20)
     services.presence_connect(table_id=game.table_id, user=users[0], connection="tab")
     with django_capture_on_commit_callbacks() as callbacks:
         services.presence_disconnect(table_id=game.table_id, user=users[0], connection="tab")
-    seat = game.table.seat_set.get(user=users[0], left_at__isnull=True)
-    assert callbacks == [
-        AwayCheck(seat.pk, 20.5),
-        Announcement(game.table_id, lobby=False),
-    ]
+    assert callbacks == [Announcement(game.table_id, lobby=False)]
+    assert game.table.seat_set.get(user=users[0], left_at__isnull=True).disconnected_at
 
 
 def test_a_rematch_confirmation_and_its_deal_tell_the_table_and_not_the_lobby(
@@ -94,7 +92,8 @@ def test_the_last_player_leaving_an_open_table_takes_it_out_of_the_lobby(
 
 
 def test_the_effects_send_tasks_the_worker_knows_by_name():
-    assert effects.AWAY_CHECK_TASK in celery_app.tasks
+    assert tasks.bot_move.name == effects.BOT_MOVE_TASK
+    assert effects.BOT_MOVE_TASK in celery_app.tasks
 
 
 def test_a_move_is_never_part_of_a_larger_transaction():

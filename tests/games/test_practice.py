@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
-from games import selectors, services
+from games import selectors, services, stats
 from games.effects import BotMove
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
 from games.models import PRACTICE_PLAYER_SEAT as PLAYER_SEAT
-from games.models import Bot, Game, GameEvent, Rating, Seat, Table
+from games.models import BankDistribution, Bot, Game, GameEvent, Rating, Seat, Table
 from games.services import GameError
-from tests.games.conftest import OPENING_BALANCE, create_player
+from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from wallet import limits
 from wallet.models import LedgerTransaction
 from wallet.selectors import user_balance
@@ -113,27 +116,89 @@ def test_a_move_that_leaves_the_game_waiting_for_a_bot_sends_its_move_after_a_hu
     raise AssertionError("the player never handed the turn to a bot")
 
 
-def test_the_player_may_leave_a_practice_game_at_any_time_and_the_bots_finish_it():
-    game, user = practice_game(players=3)
-    services.table_leave(table_id=game.table_id, user=user)
-    assert Seat.objects.get(table=game.table, user=user).away
-    for _ in range(3000):
-        game.refresh_from_db()
-        if game.status != Game.Status.PLAYING:
-            break
-        # The server plays for the player at once: only bots are ever waited for.
-        assert PLAYER_SEAT not in EngineGame.from_dict(game.state).waiting_for
-        assert services.bot_play(game_id=game.pk, version=game.version)
-    assert game.status == Game.Status.FINISHED and game.deadline is None
-    assert game.table.status == Table.Status.CLOSED
+def assert_ended_unfinished(game: Game, user) -> None:
+    """The practice game is over without a result: nobody moves in it again, and the player's
+    profile records nothing of it."""
+    game.refresh_from_db()
+    assert (game.status, game.deadline) == (Game.Status.ABANDONED, None)
+    assert game.finished_at is not None
+    assert Table.objects.get(pk=game.table_id).status == Table.Status.CLOSED
     assert not Seat.objects.filter(table=game.table, left_at__isnull=True).exists()
-    # No rematch is offered, and none is taken.
-    assert game.rematch_until is None
+    version = game.version
+    assert not services.bot_play(game_id=game.pk, version=version)
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=5))
+    assert not services.game_timeout(game_id=game.pk, version=version)
+    assert GameEvent.objects.filter(game=game).count() == version
+    assert not BankDistribution.objects.filter(game=game).exists()
+    assert stats.player_history(user=user, viewer=user, practice=True) == []
+    assert stats.player_summary(user=user, viewer=user)["games"] == 0
     state = selectors.table_state_for(table=game.table, user=user)
-    assert state["game"]["status"] == "finished" and state["rematch"] is None
+    assert (state["game"]["status"], state["view"], state["result"]) == ("abandoned", None, None)
     with pytest.raises(GameError) as refused:
         services.rematch_confirm(game_id=game.pk, user=user)
     assert refused.value.code == "rematch_closed"
+
+
+def test_standing_up_ends_the_practice_game_and_records_nothing():
+    game, user = practice_game(players=3)
+    for _move in range(5):
+        step(game, user)
+    services.table_leave(table_id=game.table_id, user=user)
+    assert_ended_unfinished(game, user)
+    with pytest.raises(GameError) as refused:
+        services.table_leave(table_id=game.table_id, user=user)
+    assert refused.value.code == "not_seated"
+
+
+@pytest.mark.parametrize("elsewhere", ["table_create", "table_join", "quick_play", "practice"])
+def test_sitting_down_at_any_other_table_ends_the_practice_game_he_plays(elsewhere):
+    game, user = practice_game(players=2)
+    host = create_player()
+    open_table = services.table_create(user=host, stake=STAKE, seats=3)
+    if elsewhere == "table_create":
+        table = services.table_create(user=user, stake=STAKE, seats=2)
+    elif elsewhere == "table_join":
+        table = Table.objects.get(
+            pk=services.table_join(table_id=open_table.pk, user=user).table_id
+        )
+    elif elsewhere == "quick_play":
+        table = services.quick_play(user=user, stake=STAKE, seats=3)
+        assert table.pk == open_table.pk
+    else:
+        table = services.practice_start(user=user, players=2, level="novice")
+    assert_ended_unfinished(game, user)
+    assert Seat.objects.filter(table=table, user=user, left_at__isnull=True).exists()
+
+
+def test_a_refused_seat_elsewhere_leaves_the_practice_game_running():
+    game, user = practice_game(players=2)
+    with pytest.raises(GameError) as refused:
+        services.table_create(user=user, stake=OPENING_BALANCE * 2, seats=2)
+    assert refused.value.code == "insufficient_funds"
+    game.refresh_from_db()
+    assert game.status == Game.Status.PLAYING
+    assert Seat.objects.get(table=game.table, user=user).left_at is None
+
+
+def test_a_practice_game_whose_player_has_no_socket_for_one_turn_ends():
+    game, user = practice_game(players=2)
+    turn = timedelta(seconds=game.table.turn_seconds)
+    seat = Seat.objects.get(table=game.table, user=user)
+    assert seat.disconnected_at is not None  # no page open yet
+    services.presence_connect(table_id=game.table_id, user=user, connection="tab")
+    services.presence_disconnect(table_id=game.table_id, user=user, connection="tab")
+    assert services.games_sweep() == 0  # gone for less than a turn
+    # A socket still open keeps it going, whatever the seat says.
+    services.presence_connect(table_id=game.table_id, user=user, connection="other-tab")
+    Seat.objects.filter(pk=seat.pk).update(disconnected_at=timezone.now() - turn)
+    assert services.games_sweep() == 0
+    game.refresh_from_db()
+    assert game.status == Game.Status.PLAYING
+
+    services.presence_disconnect(table_id=game.table_id, user=user, connection="other-tab")
+    Seat.objects.filter(pk=seat.pk).update(disconnected_at=timezone.now() - turn)
+    assert services.games_sweep() == 1
+    assert_ended_unfinished(game, user)
 
 
 def test_bots_never_sit_at_a_table_with_stakes():

@@ -13,8 +13,9 @@ from django.utils import timezone
 
 from games import presence, selectors, services
 from games.engine import Game as EngineGame
-from games.models import Seat
-from tests.games.test_services import seated_game
+from games.engine.bots import choose_action
+from games.models import GameEvent, Seat
+from tests.games.test_services import bot_move, expire_deadline, seated_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -100,7 +101,7 @@ def test_a_heartbeat_keeps_a_socket_counted_and_brings_back_one_given_up():
     assert Seat.objects.get(table=game.table, position=1).disconnected_at is None
 
 
-def test_a_player_whose_process_crashed_is_marked_away_after_one_turn():
+def test_a_player_whose_process_crashed_is_noted_gone_and_waited_for_until_his_deadline():
     game, users = seated_game(2)
     # Another table, whose players stay connected, is looked at in the same sweep.
     other, other_users = seated_game(3)
@@ -117,15 +118,67 @@ def test_a_player_whose_process_crashed_is_marked_away_after_one_turn():
     client.close()
     services.presence_heartbeat(table_id=game.table_id, user=users[1 - leader], connection="tab")
 
-    assert services.games_sweep() == 0  # noticed now; one turn has not passed
+    assert services.games_sweep() == 0
     lost = Seat.objects.get(table=game.table, position=leader)
     assert lost.disconnected_at is not None and not lost.away
     assert Seat.objects.get(table=game.table, position=1 - leader).disconnected_at is None
     assert not Seat.objects.filter(table=other.table, disconnected_at__isnull=False).exists()
+    assert connected_flags(game)[leader] is False
 
+    # Gone for ten turns, he still has his whole lead: only its deadline plays for him.
     seats.filter(position=leader).update(
-        disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
+        disconnected_at=timezone.now() - timedelta(seconds=10 * game.table.turn_seconds)
     )
-    assert services.games_sweep() == 1
-    assert Seat.objects.get(table=game.table, position=leader).away
-    assert not Seat.objects.get(table=game.table, position=1 - leader).away
+    assert services.games_sweep() == 0
+    game.refresh_from_db()
+    assert game.version == 0 and not Seat.objects.filter(table=game.table, away=True).exists()
+
+
+def test_his_own_state_alone_counts_the_server_moves_for_him_by_kind_until_he_acts():
+    game, users = seated_game(3, turn_seconds=30, throw_seconds=10)
+    sleeper = EngineGame.from_dict(game.state).waiting_for[0]
+    others = [user for position, user in enumerate(users) if position != sleeper]
+    # Deadlines pass until the server has played for him three times (a lead, takes, passes).
+    for _deadline in range(200):
+        game.refresh_from_db()
+        if Seat.objects.get(table=game.table, position=sleeper).timeouts_in_a_row == 3:
+            break
+        engine = EngineGame.from_dict(game.state)
+        if sleeper in engine.waiting_for:
+            expire_deadline(game)
+            assert services.game_timeout(game_id=game.pk, version=game.version)
+        else:
+            bot_move(game, users)
+    played_for = GameEvent.objects.filter(game=game, seat=sleeper)
+    assert played_for.count() == 3 and all(event.automatic for event in played_for)
+    kinds = {"take": 0, "pass": 0, "lead": 0}
+    for event in played_for:
+        kinds[{"attack": "lead"}.get(event.action["type"], event.action["type"])] += 1
+    assert kinds["lead"] >= 1
+
+    assert selectors.table_state_for(table=game.table, user=users[sleeper])["server_moves"] == kinds
+    for user in others:  # nobody else sees them: each his own, here none
+        assert selectors.table_state_for(table=game.table, user=user)["server_moves"] == {
+            "take": 0,
+            "pass": 0,
+            "lead": 0,
+        }
+    assert selectors.table_state_for(table=game.table, user=None)["server_moves"] is None
+
+    # His reconnection leaves them to be told; his own move clears them.
+    services.presence_connect(table_id=game.table_id, user=users[sleeper], connection="tab")
+    assert selectors.table_state_for(table=game.table, user=users[sleeper])["server_moves"] == kinds
+    for _move in range(200):
+        game.refresh_from_db()
+        engine = EngineGame.from_dict(game.state)
+        if sleeper in engine.waiting_for:
+            break
+        bot_move(game, users)
+    services.game_apply_action(
+        game_id=game.pk,
+        user=users[sleeper],
+        action=choose_action(engine, sleeper),
+        expected_version=game.version,
+    )
+    state = selectors.table_state_for(table=game.table, user=users[sleeper])
+    assert state["server_moves"] == {"take": 0, "pass": 0, "lead": 0}

@@ -12,7 +12,7 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import services, tasks
+from games import services
 from games.engine import Game as EngineGame
 from games.engine import split_bank
 from games.engine.bots import choose_action
@@ -387,7 +387,7 @@ def test_a_timeout_acts_once_even_when_it_runs_twice():
     assert (event.seat, event.action, event.automatic) == (defender, {"type": "take"}, True)
     assert GameEvent.objects.filter(game=game).count() == version + 1
     assert Game.objects.get(pk=game.pk).version == version + 1
-    assert Seat.objects.get(table=game.table, position=defender).consecutive_timeouts == 1
+    assert Seat.objects.get(table=game.table, position=defender).server_moves == {"take": 1}
 
 
 def test_the_sweeper_finishes_a_deadline_whose_task_was_lost():
@@ -404,35 +404,6 @@ def test_the_sweeper_finishes_a_deadline_whose_task_was_lost():
     assert services.games_sweep() == 0
 
 
-def test_two_timeouts_in_a_row_make_a_player_away_and_he_is_then_played_for_at_once():
-    game, users = seated_game(2)
-    engine = EngineGame.from_dict(game.state)
-    leader = engine.waiting_for[0]
-    sleeper = 1 - leader
-    seat = Seat.objects.get(table=game.table, position=sleeper)
-    for timeouts in (1, 2):
-        game.refresh_from_db()
-        while EngineGame.from_dict(game.state).waiting_for != [sleeper]:
-            bot_move(game, users)
-            game.refresh_from_db()
-        expire_deadline(game)
-        assert services.game_timeout(game_id=game.pk, version=game.version)
-        seat.refresh_from_db()
-        assert (seat.consecutive_timeouts, seat.away) == (timeouts, timeouts == 2)
-    marked_at = GameEvent.objects.filter(game=game).count()
-
-    # From now on the game never waits for him: each of his turns is played at once.
-    game.refresh_from_db()
-    while game.status == Game.Status.PLAYING:
-        assert sleeper not in EngineGame.from_dict(game.state).waiting_for
-        bot_move(game, users)
-        game.refresh_from_db()
-    later = GameEvent.objects.filter(game=game, version__gt=marked_at, seat=sleeper)
-    assert later.exists()
-    assert all(event.automatic for event in later)
-    call_command("verify_game", game.pk)
-
-
 def wait_for_seat(game: Game, users: list, position: int) -> EngineGame:
     """The others move until the game waits for `position` alone; its engine then."""
     for _move in range(500):
@@ -446,87 +417,15 @@ def wait_for_seat(game: Game, users: list, position: int) -> EngineGame:
     raise AssertionError("the game never waited for the seat")
 
 
-def test_a_connected_player_who_times_out_twice_is_marked_away_yet_keeps_his_full_turns():
-    game, users = seated_game(2)
-    for position, user in enumerate(users):
-        services.presence_connect(table_id=game.table_id, user=user, connection=f"tab{position}")
-    sleeper = 1 - EngineGame.from_dict(game.state).waiting_for[0]
-    seat = Seat.objects.get(table=game.table, position=sleeper)
-    for timeouts in (1, 2, 3):
-        engine = wait_for_seat(game, users, sleeper)
-        # The game waits for him with the whole time of his move, though he is marked away.
-        kind = engine.deadline_kind
-        seconds = game.table.turn_seconds if kind == "turn" else game.table.throw_seconds
-        assert game.deadline > timezone.now() + timedelta(seconds=seconds - 2)
-        expire_deadline(game)
-        assert services.game_timeout(game_id=game.pk, version=game.version)
-        seat.refresh_from_db()
-        assert (seat.consecutive_timeouts, seat.away) == (timeouts, timeouts >= 2)
-
-    # «Я вернулся» from a player who never disconnected clears the mark and the count.
-    assert services.seat_back(table_id=game.table_id, user=users[sleeper])
-    seat.refresh_from_db()
-    assert (seat.consecutive_timeouts, seat.away) == (0, False)
-    assert not services.seat_back(table_id=game.table_id, user=users[sleeper])
-
-    # Marked away again, he closes his last socket: now the server plays for him at once.
-    Seat.objects.filter(pk=seat.pk).update(away=True)
-    services.presence_disconnect(
-        table_id=game.table_id, user=users[sleeper], connection=f"tab{sleeper}"
-    )
-    game.refresh_from_db()
-    if sleeper in EngineGame.from_dict(game.state).waiting_for:  # a deadline set before he left
-        expire_deadline(game)
-        assert services.game_timeout(game_id=game.pk, version=game.version)
-    for _move in range(20):
-        game.refresh_from_db()
-        if game.status != Game.Status.PLAYING:
-            break
-        assert sleeper not in EngineGame.from_dict(game.state).waiting_for
-        bot_move(game, users)
-    assert GameEvent.objects.filter(game=game, seat=sleeper, automatic=True).count() > 3
-
-
-def test_reconnecting_ends_away_and_the_game_waits_for_him_again():
-    game, users = seated_game(2)
-    leader = EngineGame.from_dict(game.state).waiting_for[0]
-    other = 1 - leader
-    services.presence_connect(table_id=game.table_id, user=users[leader], connection="tab")
-    # The other player never came, so he is marked away and played for at once.
-    Seat.objects.filter(table=game.table, position=other).update(
-        disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
-    )
-    assert services.seat_mark_away(seat_id=Seat.objects.get(table=game.table, position=other).pk)
-    bot_move(game, users)  # the lead: the defender answers at once, by the server
-    game.refresh_from_db()
-    assert GameEvent.objects.get(game=game, version=2).automatic
-    Seat.objects.filter(table=game.table, position=other).update(consecutive_timeouts=1)
-
-    services.presence_connect(table_id=game.table_id, user=users[other], connection="back")
-    seat = Seat.objects.get(table=game.table, position=other)
-    assert (seat.away, seat.disconnected_at, seat.consecutive_timeouts) == (False, None, 0)
-    for _move in range(200):
-        game.refresh_from_db()
-        if game.status != Game.Status.PLAYING:
-            break
-        waiting = EngineGame.from_dict(game.state).waiting_for
-        if other in waiting:
-            break
-        bot_move(game, users)
-    assert other in EngineGame.from_dict(game.state).waiting_for
-    version = game.version
-    bot_move(game, users)  # he makes his own move
-    assert not GameEvent.objects.get(game=game, version=version + 1).automatic
-    call_command("verify_game", game.pk)
-
-
 def test_acting_himself_brings_an_away_player_back():
     game, users = seated_game(2)
     leader = EngineGame.from_dict(game.state).waiting_for[0]
-    Seat.objects.filter(table=game.table, position=leader).update(away=True, consecutive_timeouts=2)
+    Seat.objects.filter(table=game.table, position=leader).update(
+        away=True, server_moves={"take": 1, "pass": 1}
+    )
     bot_move(game, users)
     seat = Seat.objects.get(table=game.table, position=leader)
-    assert (seat.consecutive_timeouts, seat.away) == (0, False)
+    assert (seat.server_moves, seat.away) == ({}, False)
 
 
 def everyone_away_times_out(game: Game) -> Game:
@@ -551,7 +450,7 @@ def test_three_players_all_away_end_in_a_stalemate_and_share_the_bank():
 
     game = everyone_away_times_out(game)
     assert (game.status, game.stalemate, game.deadline) == (Game.Status.FINISHED, True, None)
-    assert game.version < 10  # ended as soon as the repetition was certain, not after it
+    assert game.version == 1  # ended as soon as the repetition was certain, not after it
     assert EngineGame.from_dict(game.state).places == []  # nobody had left: all share place 1
     shares = list(BankDistribution.objects.filter(game=game).order_by("seat"))
     # (80 + 20 + 0) / 3 % of 3 stakes each: the stakes come back exactly.
@@ -564,9 +463,21 @@ def test_three_players_all_away_end_in_a_stalemate_and_share_the_bank():
     call_command("ledger_check")
 
 
-def test_two_players_all_away_play_on_to_a_normal_result():
+def test_two_players_all_away_play_on_one_deadline_at_a_time_to_a_normal_result():
     game, users = seated_game(2)
     game = everyone_away_times_out(game)
+    throw = timedelta(seconds=game.table.throw_seconds)
+    for _deadline in range(500):
+        if game.status != Game.Status.PLAYING:
+            break
+        # Nothing is played for them between deadlines, each the throw-in window long.
+        assert timezone.now() + throw - timedelta(seconds=2) < game.deadline
+        assert game.deadline <= timezone.now() + throw
+        version = game.version
+        assert not services.game_timeout(game_id=game.pk, version=version)
+        expire_deadline(game)
+        assert services.game_timeout(game_id=game.pk, version=version)
+        game.refresh_from_db()
     engine = EngineGame.from_dict(game.state)
     assert (game.status, game.stalemate, engine.finished) == (Game.Status.FINISHED, False, True)
     assert engine.durak is not None
@@ -577,73 +488,26 @@ def test_two_players_all_away_play_on_to_a_normal_result():
 def test_verify_game_rejects_a_stalemate_the_server_moves_would_have_ended():
     game, users = seated_game(2)
     game = everyone_away_times_out(game)
+    for _deadline in range(500):
+        if game.status != Game.Status.PLAYING:
+            break
+        expire_deadline(game)
+        assert services.game_timeout(game_id=game.pk, version=game.version)
+        game.refresh_from_db()
     Game.objects.filter(pk=game.pk).update(stalemate=True)
     with pytest.raises(CommandError):
         call_command("verify_game", game.pk)
-
-
-def test_a_player_disconnected_longer_than_a_turn_is_marked_away_and_played_for():
-    game, users = seated_game(2)
-    leader = EngineGame.from_dict(game.state).waiting_for[0]
-    services.presence_connect(table_id=game.table_id, user=users[leader], connection="tab")
-    services.presence_disconnect(table_id=game.table_id, user=users[leader], connection="tab")
-    seat = Seat.objects.get(table=game.table, position=leader)
-    assert seat.disconnected_at is not None
-    assert not tasks.seat_away_check(seat.pk)  # one turn has not passed yet
-    Seat.objects.filter(pk=seat.pk).update(
-        disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1)
-    )
-    assert tasks.seat_away_check(seat.pk)
-    seat.refresh_from_db()
-    assert seat.away
-    lead = GameEvent.objects.get(game=game, version=1)
-    assert (lead.seat, lead.automatic) == (leader, True)
-
-
-def test_a_player_who_never_connects_is_marked_away_by_the_sweeper_after_one_turn():
-    game, users = seated_game(2)
-    leader = EngineGame.from_dict(game.state).waiting_for[0]
-    seats = Seat.objects.filter(table=game.table)
-    assert all(seat.disconnected_at is not None for seat in seats)
-    services.presence_connect(table_id=game.table_id, user=users[1 - leader], connection="tab")
-    assert Seat.objects.get(table=game.table, position=1 - leader).disconnected_at is None
-    assert services.games_sweep() == 0  # one turn has not passed
-    seats.update(disconnected_at=timezone.now() - timedelta(seconds=31))
-    assert services.games_sweep() == 1
-    assert Seat.objects.get(table=game.table, position=leader).away
-    assert not Seat.objects.get(table=game.table, position=1 - leader).away
-    assert GameEvent.objects.get(game=game, version=1).automatic
-
-
-def test_the_sweeper_tries_no_seat_dropped_for_less_than_its_tables_turn(monkeypatch):
-    from games.services import sweep
-
-    game, _users = seated_game(2)
-    assert game.table.turn_seconds > 10
-    seats = Seat.objects.filter(table=game.table)
-    seats.update(disconnected_at=timezone.now() - timedelta(seconds=10))
-    tried = []
-
-    def tried_to_mark_away(*, seat_id: int) -> bool:
-        tried.append(seat_id)
-        return False
-
-    monkeypatch.setattr(sweep, "seat_mark_away", tried_to_mark_away)
-    services.games_sweep()
-    assert tried == []
-    seats.update(disconnected_at=timezone.now() - timedelta(seconds=game.table.turn_seconds + 1))
-    services.games_sweep()
-    assert sorted(tried) == sorted(seat.pk for seat in seats)
 
 
 # --- rematch -------------------------------------------------------------------------------
 
 
 # A confirmation: lock the game and its table; the latest game with the seats confirmed; the
-# stake checks (bot, staff block, the wallet locked, break, loss limits) and the seat; the
-# ledger posting (the table's bank, lock, transaction, entries with balances); commit; then the
-# table's state for everyone (table and game, seats, bank shares with the players' names).
-STATEMENTS_PER_CONFIRMATION = 17
+# practice game he may be playing elsewhere; the stake checks (bot, staff block, the wallet
+# locked, break, loss limits) and the seat; the ledger posting (the table's bank, lock,
+# transaction, entries with balances); commit; then the table's state for everyone (table and
+# game, seats, bank shares with the players' names).
+STATEMENTS_PER_CONFIRMATION = 18
 
 
 @pytest.mark.django_db(transaction=True)  # the table's state is read after the commit

@@ -643,7 +643,9 @@ async def test_errors_speak_the_users_language(snapshots):
 def mark_away(table: Table, user) -> None:
     # As the server marks a player away: the table hears of it.
     with transaction.atomic():
-        Seat.objects.filter(table=table, user=user).update(away=True, consecutive_timeouts=2)
+        Seat.objects.filter(table=table, user=user).update(
+            away=True, server_moves={"take": 1, "lead": 1}
+        )
         effects.announce(table=table, lobby=False)
 
 
@@ -658,15 +660,18 @@ async def test_a_player_marked_away_says_he_is_back_and_the_mark_clears(snapshot
     first, second = await connect_all(users[:2], table, snapshots)
     await first.receive("state")  # the second player's arrival
     await mark_away(table, users[0])
-    assert (await first.receive("state"))["players"][0]["away"] is True
+    marked = await first.receive("state")
+    assert marked["players"][0]["away"] is True
+    assert marked["server_moves"] == {"take": 1, "pass": 0, "lead": 1}
 
     await first.send({"type": "back"})
     state = await first.receive("state")
     assert state["players"][0]["away"] is False
+    assert state["server_moves"] == {"take": 0, "pass": 0, "lead": 0}
     assert (await second.receive("state"))["players"][0]["away"] is True  # the mark
     assert (await second.receive("state"))["players"][0]["away"] is False
     seat = await seat_of(table, users[0])
-    assert not seat.away and seat.consecutive_timeouts == 0
+    assert not seat.away and seat.server_moves == {}
 
     # Saying it again changes nothing; a spectator may not say it at all.
     await first.send({"type": "back"})

@@ -1,10 +1,12 @@
-"""A player who drops out of a two-player game for longer than one turn comes back and plays
-his own moves: Daphne and a Celery worker as processes, the players on real WebSockets."""
+"""A player who drops out of a two-player game for longer than one turn is played for only when
+his deadline passes, is told on his return what the server did, and plays his own moves to the
+end: Daphne and a Celery worker as processes, the players on real WebSockets."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from datetime import datetime
 
 import pytest
 from channels.db import database_sync_to_async
@@ -22,20 +24,23 @@ from tests.resilience.play import (
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 TURN_SECONDS = 10
-DROP_SECONDS = 15  # longer than one turn: the server marks him away and plays for him
+DROP_SECONDS = 15  # longer than one turn: his deadline passes while he is gone
 db = database_sync_to_async
 
 
 @db
-def automatic_moves_of(game_id: int, seat: int, after: int) -> list[bool]:
+def moves_of(game_id: int, seat: int, after: int) -> list[tuple[bool, datetime]]:
+    """The seat's moves after version `after`: whether the server made each, and when."""
     return list(
         GameEvent.objects.filter(game_id=game_id, seat=seat, version__gt=after)
         .order_by("version")
-        .values_list("automatic", flat=True)
+        .values_list("automatic", "created_at")
     )
 
 
-async def test_a_defender_back_from_a_drop_longer_than_a_turn_makes_his_own_moves(web, worker):
+async def test_a_defender_dropped_longer_than_a_turn_is_played_for_at_his_deadline_and_told(
+    web, worker
+):
     table, cookies = await start_game(turn_seconds=TURN_SECONDS)
     game = await current_game(table.pk)
     leader = EngineGame.from_dict(game.state).attacker
@@ -50,25 +55,29 @@ async def test_a_defender_back_from_a_drop_longer_than_a_turn_makes_his_own_move
     await players[defender].close()
     dropped = time.monotonic()
     watcher = players[leader]
-    await watcher.state_where(lambda state: watcher.away(defender), timeout=TURN_SECONDS + 10)
-    played_for = await automatic_moves_of(game.pk, defender, game.version)
-    assert played_for and all(played_for)  # away: the server took for him
+    # Nothing is played for him until his deadline: then the server takes, once.
+    await watcher.state_where(
+        lambda state: state["version"] > game.version, timeout=TURN_SECONDS + 10
+    )
+    [(automatic, played_at)] = await moves_of(game.pk, defender, game.version)
+    assert automatic and played_at >= game.deadline
+    assert not watcher.away(defender)  # one timeout is not two
     await asyncio.sleep(max(0.0, DROP_SECONDS - (time.monotonic() - dropped)))
 
-    # His reconnection alone ends away: the first state he gets says so, and the table hears it.
+    # Back: his first state tells him what the server did for him.
     reconnecting = time.monotonic()
     await players[defender].connect()
     returned = await players[defender].state_where(lambda state: True)
+    told = time.monotonic() - reconnecting
+    assert returned["server_moves"] == {"take": 1, "pass": 0, "lead": 0}
     assert not players[defender].away(defender)
-    await watcher.state_where(lambda state: not watcher.away(defender))
-    recovered = time.monotonic() - reconnecting
 
-    # From here he is waited for like anyone and answers himself, to the end of the game.
+    # From here he answers himself, to the end of the game; his first move clears the count.
     game = await play_moves(players, table.pk)
     assert game.status == Game.Status.FINISHED
-    his_moves = await automatic_moves_of(game.pk, defender, returned["version"])
-    assert len(his_moves) >= 3 and not any(his_moves)
-    print(f"away ended {recovered:.2f} s after he reconnected")
+    his_moves = await moves_of(game.pk, defender, returned["version"])
+    assert len(his_moves) >= 3 and not any(automatic for automatic, _at in his_moves)
+    print(f"told what the server did {told:.2f} s after he reconnected")
     for player in players:
         await player.close()
     await books_balance_and_game_verifies(game.pk)

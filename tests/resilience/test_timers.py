@@ -28,15 +28,15 @@ def hold_tasks(platform, count: int) -> None:
     """Queue `count` tasks with a long countdown and wait until the worker holds them."""
     since = len(platform.log())
     for _ in range(count):
-        # A seat that does not exist: the check does nothing when it finally runs.
+        # A game that does not exist: the bot's move does nothing when it finally runs.
         celery_app.send_task(
-            "games.tasks.seat_away_check",
-            args=(10**9,),
+            "games.tasks.bot_move",
+            args=(10**9, 0),
             countdown=60,
             queue=settings.CELERY_TASK_DEFAULT_QUEUE,
         )
     platform.wait_for(
-        lambda: platform.log()[since:].count("games.tasks.seat_away_check[") >= count,
+        lambda: platform.log()[since:].count("games.tasks.bot_move[") >= count,
         "the worker to receive the held tasks",
     )
 
