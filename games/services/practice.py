@@ -18,16 +18,10 @@ from games.engine import Game as EngineGame
 from games.engine.bots import decide
 from games.errors import GameError
 from games.models import PRACTICE_PLAYER_SEAT, Bot, BotLevel, Game, Table
+from games.nicknames import bot_nickname
 from games.services import play
 from games.services._locks import is_int
 from games.services.tables import seat_take
-
-# Bot accounts' nicknames hold a space, which no signup nickname may, so none is ever taken.
-BOT_NICKNAMES = {
-    BotLevel.NOVICE: "Новичок {number}",
-    BotLevel.AMATEUR: "Любитель {number}",
-    BotLevel.MASTER: "Мастер {number}",
-}
 
 
 def practice_start(*, user, players: int, level: str, client: Client | None = None) -> Table:
@@ -90,7 +84,8 @@ def _bot_user(*, level: str, number: int):
     bot = Bot.objects.select_related("user").filter(level=level, number=number).first()
     if bot is not None:
         return bot.user
-    nickname = BOT_NICKNAMES[level].format(number=number)
+    # Bot accounts' nicknames hold a space, which no signup nickname may, so none is ever taken.
+    nickname = bot_nickname(level, number)
     try:
         with transaction.atomic():
             user = get_user_model().objects.create_user(

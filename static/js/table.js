@@ -2,7 +2,7 @@
 // The server decides everything; this code only shows the state and offers legal moves.
 // The pieces: table/store.js (state), table/moves.js (pure move rules), table/views/* (one per
 // board region, each redrawn only when its inputs change), table/drag.js (drag and drop).
-import { readJson, t } from "./i18n.js";
+import { nickname, readJson, t } from "./i18n.js";
 import { ReconnectingSocket, offlineMessage } from "./socket.js";
 import { CardDrag } from "./table/drag.js";
 import { cardFlights } from "./table/flights.js";
@@ -43,7 +43,10 @@ const els = {
 const store = new TableStore(readJson("initial-state"));
 let socket = null;
 
-const nameOf = (seat) => store.player(seat)?.nickname ?? t("seat_n", { n: seat + 1 });
+const nameOf = (seat) => {
+  const name = store.player(seat)?.nickname;
+  return name ? nickname(name) : t("seat_n", { n: seat + 1 });
+};
 
 /** Everything the views read, computed once per render. */
 function context() {
@@ -199,7 +202,9 @@ els.playfield.addEventListener("click", (event) => {
 
 bindAway(() => socket.send({ type: "back" }));
 // The rematch is confirmed over the socket; while it is down, the form posts and the page reloads.
+// A new practice game is always a page of its own: its form posts.
 document.getElementById("result").addEventListener("submit", (event) => {
+  if (event.target.classList.contains("practice-again")) return;
   if (!socket.send({ type: "rematch", game: store.gameId })) return;
   event.preventDefault();
   store.rematchSent = true;
