@@ -42,6 +42,7 @@ def _strings() -> dict[str, str]:
         "suit_name_D": pgettext("card suit", "diamonds"),
         "suit_name_H": pgettext("card suit", "hearts"),
         # table information
+        "game_number": pgettext("the game's number at its table", "Game"),
         "stake": _("Stake"),
         "bank": _("Bank"),
         "commission": _("Commission"),

@@ -63,6 +63,7 @@ function context() {
     rematch: store.openRematch(),
     rematchAgreed: store.rematchAgreed,
     rematchSent: store.rematchSent,
+    rematchShort: store.rematchShort,
     sortBy: settings().hand_order,
     cardSize: settings().card_size,
     nameOf,
@@ -151,6 +152,7 @@ function onMessage(message) {
   } else if (message.type === "error") {
     store.endMove();
     store.rematchSent = false; // a refused confirmation may be tried again
+    if (message.code === "insufficient_funds") store.rematchShort = true;
     showToast(errorText(message), true);
     render();
   }
@@ -275,7 +277,12 @@ async function refreshBalance() {
   if (!target || !root.dataset.balanceUrl) return;
   try {
     const response = await fetch(root.dataset.balanceUrl, { headers: { Accept: "application/json" } });
-    if (response.ok) target.textContent = (await response.json()).formatted;
+    if (response.ok) {
+      const balance = await response.json();
+      target.textContent = balance.formatted;
+      const deposit = document.getElementById("header-deposit");
+      if (deposit) deposit.hidden = balance.amount > 0;
+    }
   } catch {
     // The next state change tries again.
   }

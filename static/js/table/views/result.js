@@ -64,6 +64,8 @@ function rematchBlock(inputs, nameOf) {
   } else {
     form.remove();
   }
+  // A stake the wallet could not hold: the way to the deposit page, right where it is needed.
+  if (inputs.short) block.append(fromTemplate("rematch-short-template"));
   return block;
 }
 
@@ -100,7 +102,7 @@ const draw = region((inputs, nameOf) => {
   node.replaceChildren(box);
 });
 
-export function renderResult({ state, seat, nameOf, rematch, rematchAgreed, rematchSent }) {
+export function renderResult({ state, seat, nameOf, rematch, rematchAgreed, rematchSent, rematchShort }) {
   draw(
     {
       result: state.result || null,
@@ -108,6 +110,7 @@ export function renderResult({ state, seat, nameOf, rematch, rematchAgreed, rema
       practice: Boolean(state.table?.practice),
       agreed: rematchAgreed,
       sent: rematchSent,
+      short: rematchShort,
       rematch,
       mine: seat,
       total: (state.players || []).length,
