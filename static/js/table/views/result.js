@@ -35,8 +35,14 @@ function payoutRow(row, result, mine, nameOf) {
   slot(tr, "amount").textContent = formatMoney(row.amount);
   netCell(slot(tr, "net"), row.net);
   const rating = slot(tr, "rating");
-  if (row.rating === null || row.rating === undefined) rating.remove();
-  else rating.textContent = ratingText(row);
+  if (row.rating === null || row.rating === undefined) {
+    rating.remove();
+  } else {
+    // Under the nickname the figures alone, as on the plaques; the words for screen readers.
+    rating.textContent = `${row.rating} (${signed(row.rating_change)})`;
+    rating.title = ratingText(row);
+    rating.setAttribute("aria-label", ratingText(row));
+  }
   return tr;
 }
 
