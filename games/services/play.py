@@ -354,7 +354,7 @@ def _game_finish(
     game.percentages = percentages
     game.status = Game.Status.FINISHED
     game.finished_at = now
-    # A practice game offers no rematch: a new one is one click in the lobby.
+    # A practice game offers no rematch: a new one is one click on its result.
     game.rematch_until = None if table.practice else now + timedelta(seconds=REMATCH_SECONDS)
     game.deadline = None
     for seat in change.seats:

@@ -58,7 +58,6 @@ def _strings() -> dict[str, str]:
         "role_attacker": _("attacks"),
         "role_thrower": _("throws in"),
         "role_turn": _("to move"),
-        "role_your_turn": _("your move"),
         "role_defender": _("defends"),
         "role_taking": _("takes"),
         "role_passed": _("pass"),

@@ -67,9 +67,10 @@ def test_a_finished_game_shows_each_net_and_rating_change_and_the_ratings_it_lef
     )
     for seat, page in enumerate(pages):
         page.reload()
-        plaque = page.locator(f".seat[data-seat='{defender}']")
-        own = "ваш ход" if seat == defender else "ход"
-        expect(plaque.locator(".role")).to_have_text([own, "отбивается"])
+        plaque = page.locator(f".seat[data-seat='{defender}'] .role")
+        # The own plaque leaves "your move" to the countdown by the hand.
+        turn = ["отбивается"] if seat == defender else ["ход", "отбивается"]
+        expect(plaque).to_have_text(turn)
         expect(page.locator(f".seat[data-seat='{leader}'] .role")).to_have_text(["атакует"])
     screenshot(pages[0], "roles-phone")
     screenshot(pages[1], "roles-desktop")
@@ -182,3 +183,23 @@ def test_an_empty_wallet_offers_a_deposit_and_a_withdrawal_request_is_confirmed(
     expect(confirmation).to_contain_text("можно отменить")
     expect(page.get_by_test_id("balance")).to_have_text(format_money(1000_00 - 250_00))
     screenshot(page, "withdrawal-confirmed-desktop")
+
+
+def test_a_rematch_the_wallet_cannot_pay_links_to_the_deposit_page(
+    browser, live_url, off_loop, play_out
+):
+    players = [create_player(balance=STAKE, nickname=name) for name in ("shortanna", "shortbob")]
+    table = off_loop(services.table_create, user=players[0], stake=STAKE, seats=2)
+    off_loop(services.table_join, table_id=table.pk, user=players[1])
+    game = off_loop(play_out, Game.objects.get(table=table))
+    durak = EngineGame.from_dict(game.state).durak
+    if durak is None:
+        pytest.skip("this deal ended in a draw: nobody's wallet is empty")
+    page = table_page(log_in(browser, live_url, players[durak], PHONE), live_url, table.pk)
+    expect(page.get_by_test_id("balance")).to_have_text(format_money(0))
+    expect(page.get_by_test_id("header-deposit")).to_be_visible()
+    page.get_by_test_id("rematch").click()
+    short = page.get_by_test_id("rematch-short")
+    expect(short).to_contain_text("Недостаточно средств")
+    short.get_by_test_id("rematch-deposit").click()
+    expect(page).to_have_url(re.compile(r"/wallet/deposit/$"))

@@ -36,7 +36,7 @@ test("the attacker attacks while the defender has the move, and throwers throw i
   const view = bout({});
   assert.deepEqual(seatBadges(view, 0), [["attack", "role_attacker"]]);
   assert.deepEqual(seatBadges(view, 1), [["turn", "role_turn"], ["defend", "role_defender"]]);
-  assert.deepEqual(seatBadges(view, 1, true), [["turn", "role_your_turn"], ["defend", "role_defender"]]);
+  assert.deepEqual(seatBadges(view, 1, true), [["defend", "role_defender"]]);
   assert.deepEqual(seatBadges(view, 2), [["throw", "role_thrower"]]);
 });
 

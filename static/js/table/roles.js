@@ -3,16 +3,16 @@
 import { passIsDone } from "./moves.js";
 
 /**
- * The badges of `seat` in `view`, in the order shown, each as [class, string key]. `mine`: the
- * plaque is the viewer's own. "Whose move it is" is its own badge, never read from a role: the
- * attacker often waits while the defender moves.
+ * The badges of `seat` in `view`, in the order shown, each as [class, string key]. "Whose move
+ * it is" is its own badge, never read from a role: the attacker often waits while the defender
+ * moves. The own plaque (`mine`) has none: the big countdown by the hand says it.
  */
 export function seatBadges(view, seat, mine = false) {
   if (!view || view.finished) return [];
   const badges = [];
   const out = (view.out || []).includes(seat);
   const passed = (view.passed || []).includes(seat);
-  if ((view.waiting_for || []).includes(seat)) badges.push(["turn", mine ? "role_your_turn" : "role_turn"]);
+  if (!mine && (view.waiting_for || []).includes(seat)) badges.push(["turn", "role_turn"]);
   if (out) badges.push(["out", "role_out"]);
   else if (view.defender === seat) badges.push(view.taking ? ["taking", "role_taking"] : ["defend", "role_defender"]);
   else if (view.attacker === seat) badges.push(["attack", "role_attacker"]);
