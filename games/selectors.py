@@ -409,12 +409,13 @@ def game_result(*, game: Game) -> dict[str, Any]:
     """Places, bank, commission, each seat's share and net, and each rated player's shown
     rating after the game and its change: one statement written once, as every state of a
     finished game reads it."""
-    shares, nicknames, ratings = [], {}, {}
+    share_rows, sql = _game_result_query()
     with prepared_cursor() as cursor:
-        cursor.execute(_game_result_query()[1], [game.pk])
+        cursor.execute(sql, [game.pk])
         rows = cursor.fetchall()
+    shares, nicknames, ratings = [], {}, {}
     for row in rows:
-        share, (nickname, mu, sigma, mu_before, sigma_before) = _game_result_query()[0].split(row)
+        share, (nickname, mu, sigma, mu_before, sigma_before) = share_rows.split(row)
         shares.append(share)
         nicknames[share.user_id] = nickname
         if mu is not None:

@@ -186,7 +186,7 @@ def test_an_empty_wallet_offers_a_deposit_and_a_withdrawal_request_is_confirmed(
 
 
 def test_a_rematch_the_wallet_cannot_pay_links_to_the_deposit_page(
-    browser, live_url, off_loop, play_out
+    browser, live_url, off_loop, play_out, screenshot
 ):
     players = [create_player(balance=STAKE, nickname=name) for name in ("shortanna", "shortbob")]
     table = off_loop(services.table_create, user=players[0], stake=STAKE, seats=2)
@@ -195,11 +195,12 @@ def test_a_rematch_the_wallet_cannot_pay_links_to_the_deposit_page(
     durak = EngineGame.from_dict(game.state).durak
     if durak is None:
         pytest.skip("this deal ended in a draw: nobody's wallet is empty")
-    page = table_page(log_in(browser, live_url, players[durak], PHONE), live_url, table.pk)
+    page = table_page(log_in(browser, live_url, players[durak], DESKTOP), live_url, table.pk)
     expect(page.get_by_test_id("balance")).to_have_text(format_money(0))
     expect(page.get_by_test_id("header-deposit")).to_be_visible()
     page.get_by_test_id("rematch").click()
     short = page.get_by_test_id("rematch-short")
     expect(short).to_contain_text("Недостаточно средств")
+    screenshot(page, "rematch-short-desktop")
     short.get_by_test_id("rematch-deposit").click()
     expect(page).to_have_url(re.compile(r"/wallet/deposit/$"))
