@@ -28,9 +28,11 @@ from games.models import (
     BankDistribution,
     Game,
     GameEvent,
+    RatingChange,
     Seat,
     Table,
 )
+from games.rating import MODEL, display_rating
 
 LOBBY_GROUP = "games.lobby"
 # The table state carries at most this many of the latest moves, to keep its frame small.
@@ -388,8 +390,15 @@ def mark_leads(events: list[dict[str, Any]], *, previous_bout: int | None = None
 
 def _players(snapshot: TableSnapshot, users_by_seat: dict[int, int], connected: set[int]):
     active, table, game = snapshot.active, snapshot.table, snapshot.game
-    # Ratings as they stood when the game started (none before a game or in practice).
+    # Ratings as they stood when the game started, or after it once it is rated (none before
+    # a game or in practice).
     ratings = (game.ratings if game is not None else None) or {}
+    if snapshot.result is not None:
+        ratings = ratings | {
+            str(payout["seat"]): payout["rating"]
+            for payout in snapshot.result["payouts"]
+            if payout["rating"] is not None
+        }
     return [
         {
             "seat": seat,
@@ -406,33 +415,79 @@ def _players(snapshot: TableSnapshot, users_by_seat: dict[int, int], connected: 
 
 
 def game_result(*, game: Game) -> dict[str, Any]:
-    """Places, bank, commission and each seat's share of a finished game."""
-    shares = BankDistribution.objects.filter(game=game).select_related("user")
-    return result_of(game, {share.user_id: share.user.username for share in shares}, shares)
+    """Places, bank, commission, each seat's share and net, and each rated player's shown
+    rating after the game and its change: one statement written once, as every state of a
+    finished game reads it."""
+    share_rows, sql = _game_result_query()
+    with prepared_cursor() as cursor:
+        cursor.execute(sql, [game.pk])
+        rows = cursor.fetchall()
+    shares, nicknames, ratings = [], {}, {}
+    for row in rows:
+        share, (nickname, mu, sigma, mu_before, sigma_before) = share_rows.split(row)
+        shares.append(share)
+        nicknames[share.user_id] = nickname
+        if mu is not None:
+            # Games are rated in the order of their rating rows: the rating before this game is
+            # the one the player's previous rated game left, the model's start before his first.
+            before = (MODEL.mu, MODEL.sigma) if mu_before is None else (mu_before, sigma_before)
+            ratings[share.user_id] = (display_rating(*before), display_rating(mu, sigma))
+    return result_of(game, nicknames, shares, ratings)
+
+
+@cache
+def _game_result_query() -> tuple[ModelRows[BankDistribution], str]:
+    shares, changes = ModelRows(BankDistribution), RatingChange._meta.db_table
+    sql = (
+        f"SELECT {shares.columns('s')}, u.username, c.mu, c.sigma, p.mu, p.sigma"
+        f" FROM {BankDistribution._meta.db_table} s"
+        f" JOIN {get_user_model()._meta.db_table} u ON u.id = s.user_id"
+        f" LEFT JOIN {changes} c ON c.game_id = s.game_id AND c.user_id = s.user_id"
+        f" LEFT JOIN LATERAL (SELECT mu, sigma FROM {changes} WHERE user_id = s.user_id"
+        " AND id < c.id ORDER BY id DESC LIMIT 1) p ON true"
+        " WHERE s.game_id = %s ORDER BY s.place, s.seat"
+    )
+    return shares, sql
 
 
 def result_of(
-    game: Game, nicknames: dict[int, str], shares: Iterable[BankDistribution]
+    game: Game,
+    nicknames: dict[int, str],
+    shares: Iterable[BankDistribution],
+    ratings: dict[int, tuple[int, int]],
 ) -> dict[str, Any]:
-    """A finished game's result from its bank shares, in place order, and its players'
-    nicknames: what its move's transaction wrote needs no reading back."""
+    """A finished game's result from its bank shares, in place order, its players' nicknames
+    and their shown ratings before and after it by user id (empty when it was not rated): what
+    its move's transaction wrote needs no reading back."""
     engine = EngineGame.from_dict(game.state)
     return {
         "places": final_places(engine, stalemate=game.stalemate),
         "durak": None if game.stalemate else engine.durak,
         "stalemate": game.stalemate,
+        "stake": game.stake,
         "bank": game.bank,
         "commission": game.commission,
         "payouts": [
-            {
-                "seat": share.seat,
-                "nickname": nicknames[share.user_id],
-                "place": share.place,
-                "percent": f"{share.percent.normalize():f}",
-                "amount": share.amount,
-            }
-            for share in shares
+            _payout(game, share, nicknames, ratings.get(share.user_id)) for share in shares
         ],
+    }
+
+
+def _payout(
+    game: Game,
+    share: BankDistribution,
+    nicknames: dict[int, str],
+    rating: tuple[int, int] | None,
+) -> dict[str, Any]:
+    return {
+        "seat": share.seat,
+        "nickname": nicknames[share.user_id],
+        "place": share.place,
+        "percent": f"{share.percent.normalize():f}",
+        "amount": share.amount,
+        "net": share.amount - game.stake,
+        "rating": None if rating is None else rating[1],
+        "rating_change": None if rating is None else rating[1] - rating[0],
     }
 
 

@@ -54,6 +54,14 @@ def _lobby_context(request: HttpRequest, **forms) -> dict:
     }
 
 
+def refused(request: HttpRequest, error: GameError) -> None:
+    """Say why a command was refused; a stake refused for lack of money comes with a link to
+    the deposit page (the ``deposit`` tag, templates/base.html)."""
+    messages.error(
+        request, error.message, extra_tags="deposit" if error.code == "insufficient_funds" else ""
+    )
+
+
 def _may_open_table(request: HttpRequest) -> bool:
     """Opening tables (by hand, by quick play or for practice) is limited per player."""
     if ratelimit.take(f"tables:user:{request.user.pk}", rate=TABLES_PER_SECOND, burst=TABLES_BURST):
@@ -77,7 +85,7 @@ def _open_table(request: HttpRequest, form, form_name: str, open_command) -> Htt
     try:
         table = open_command(user=request.user, client=client_of(request), **form.cleaned_data)
     except GameError as error:
-        messages.error(request, error.message)
+        refused(request, error)
         return redirect("lobby")
     return redirect("table_detail", table_id=table.pk)
 
@@ -144,7 +152,7 @@ def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
             client=client_of(request),
         )
     except GameError as error:
-        messages.error(request, error.message)
+        refused(request, error)
         if error.code == "table_not_found":
             return redirect("lobby")
     return redirect("table_detail", table_id=table_id)
@@ -174,7 +182,7 @@ def game_rematch(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
         services.rematch_confirm(game_id=game_id, user=request.user, client=client_of(request))
     except GameError as error:
-        messages.error(request, error.message)
+        refused(request, error)
     return redirect("table_detail", table_id=game.table_id)
 
 

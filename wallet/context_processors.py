@@ -7,14 +7,20 @@ from wallet.money import currency_sign, format_money
 from wallet.selectors import user_balance
 
 
-def header_balance(request: HttpRequest) -> dict[str, str | None]:
-    """The logged-in player's balance for the page header (None for visitors), and the
-    currency sign for labels."""
+def header_balance(request: HttpRequest) -> dict[str, str | bool | None]:
+    """The logged-in player's balance for the page header (None for visitors), whether his
+    wallet is empty (the header then offers a deposit), and the currency sign for labels."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
-        return {"header_balance": None, "currency_sign": currency_sign()}
+        return {
+            "header_balance": None,
+            "header_balance_empty": False,
+            "currency_sign": currency_sign(),
+        }
+    amount = user_balance(user=user)
     return {
-        "header_balance": format_money(user_balance(user=user)),
+        "header_balance": format_money(amount),
+        "header_balance_empty": amount <= 0,
         "currency_sign": currency_sign(),
     }
 

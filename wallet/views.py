@@ -16,7 +16,7 @@ from durak_site.security import policy_for
 from wallet import deposits, limits, withdrawals
 from wallet.forms import BreakForm, DepositForm, LimitsForm, WithdrawalForm
 from wallet.models import LedgerTransaction, Payment
-from wallet.money import MINOR_UNITS_PER_MAJOR, parse_major_units
+from wallet.money import MINOR_UNITS_PER_MAJOR, format_money, parse_major_units
 from wallet.payments import enabled_providers
 from wallet.payments.test_provider import TestProvider
 from wallet.selectors import (
@@ -129,7 +129,7 @@ def withdraw(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            withdrawals.withdrawal_request(
+            withdrawal = withdrawals.withdrawal_request(
                 user=request.user,
                 amount=parse_major_units(data["amount"]),
                 payout_details=data["payout_details"],
@@ -138,6 +138,16 @@ def withdraw(request: HttpRequest) -> HttpResponse:
         except WalletError as error:
             form.add_error(None, error.message)
         else:
+            messages.success(
+                request,
+                _(
+                    "Your request to withdraw %(amount)s is received. The amount is set aside "
+                    "from your balance now; staff check the request and pay it out to the "
+                    "details you gave. Its status is in the list below, and until it is paid "
+                    "you can cancel it."
+                )
+                % {"amount": format_money(withdrawal.amount)},
+            )
             return redirect("withdraw")
     return render(
         request,

@@ -241,7 +241,8 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
     nicknames = {seat.user_id: seat.user.username for seat in change.seats}
     result = None
     if engine.finished or game.stalemate:
-        result = selectors.result_of(game, nicknames, _game_finish(change))
+        shares, ratings = _game_finish(change)
+        result = selectors.result_of(game, nicknames, shares, ratings)
     else:
         seconds = deadline_seconds(table, engine, change.seats)
         # The deadline loop (games.deadlines) finds it by this indexed column.
@@ -299,15 +300,19 @@ def _store_moves(
         cursor.execute(sql, params)
 
 
-def _game_finish(change: Change) -> list[BankDistribution]:
+def _game_finish(
+    change: Change,
+) -> tuple[list[BankDistribution], dict[int, tuple[int, int]]]:
     """Settle the bank by places, record the distribution and update the ratings, reveal the
     seed, close the table, and store it all with the last moves. A practice game only records
-    its places. The bank's shares, in place order."""
+    its places. The bank's shares, in place order, and the players' shown ratings before and
+    after the game by user id (none when the game is not rated)."""
     table, game = change.table, change.game
     players = len(game.players)
     scheme = PayoutScheme.objects.filter(players=players).first()
     percentages = list(scheme.percentages if scheme else DEFAULT_PERCENTAGES[players])
     places = final_places(change.engine, stalemate=game.stalemate)
+    ratings: dict[int, tuple[int, int]] = {}
     if table.practice:
         shares, commission = bank_shares(0, places, percentages), 0
     else:
@@ -322,7 +327,7 @@ def _game_finish(change: Change) -> list[BankDistribution]:
         )
         shares, commission = settlement.shares, settlement.commission
         if not game.stalemate:
-            rating.rating_record_game(game=game, places=places)
+            ratings = rating.rating_record_game(game=game, places=places)
     now = timezone.now()
     distribution = [
         BankDistribution(
@@ -341,7 +346,7 @@ def _game_finish(change: Change) -> list[BankDistribution]:
     game.percentages = percentages
     game.status = Game.Status.FINISHED
     game.finished_at = now
-    # A practice game offers no rematch: a new one is one click in the lobby.
+    # A practice game offers no rematch: a new one is one click on its result.
     game.rematch_until = None if table.practice else now + timedelta(seconds=REMATCH_SECONDS)
     game.deadline = None
     for seat in change.seats:
@@ -363,7 +368,7 @@ def _game_finish(change: Change) -> list[BankDistribution]:
             ),
         ],
     )
-    return sorted(distribution, key=lambda share: (share.place, share.seat))
+    return sorted(distribution, key=lambda share: (share.place, share.seat)), ratings
 
 
 def new_seed() -> str:

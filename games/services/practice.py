@@ -27,18 +27,12 @@ from games.engine import Game as EngineGame
 from games.engine.bots import decide
 from games.errors import GameError
 from games.models import PRACTICE_PLAYER_SEAT, Bot, BotLevel, Game, Seat, Table
+from games.nicknames import bot_nickname
 
 # Modules, not names: tables and practice use each other (seat_take ends a practice game
 # elsewhere, practice seats its players through seat_take), each when called.
 from games.services import play, tables
 from games.services._locks import active_seats, is_int, lock_table
-
-# Bot accounts' nicknames hold a space, which no signup nickname may, so none is ever taken.
-BOT_NICKNAMES = {
-    BotLevel.NOVICE: "Новичок {number}",
-    BotLevel.AMATEUR: "Любитель {number}",
-    BotLevel.MASTER: "Мастер {number}",
-}
 
 
 def practice_start(*, user, players: int, level: str, client: Client | None = None) -> Table:
@@ -167,7 +161,8 @@ def _bot_user(*, level: str, number: int):
     bot = Bot.objects.select_related("user").filter(level=level, number=number).first()
     if bot is not None:
         return bot.user
-    nickname = BOT_NICKNAMES[level].format(number=number)
+    # Bot accounts' nicknames hold a space, which no signup nickname may, so none is ever taken.
+    nickname = bot_nickname(level, number)
     try:
         with transaction.atomic():
             user = get_user_model().objects.create_user(

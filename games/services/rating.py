@@ -28,11 +28,11 @@ def ratings_at_start(user_ids: list[int]) -> dict[str, int]:
     }
 
 
-def rating_record_game(*, game: Game, places: list[list[int]]) -> None:
+def rating_record_game(*, game: Game, places: list[list[int]]) -> dict[int, tuple[int, int]]:
     """Update the ratings of the game's players, in the transaction settling its bank.
 
     Two statements written once, where the ORM took four and compiled each anew: every game's
-    end takes them.
+    end takes them. Returns each player's shown rating before and after the game, by user id.
     """
     users = game.players
     ratings, changes = Rating._meta.db_table, RatingChange._meta.db_table
@@ -57,6 +57,10 @@ def rating_record_game(*, game: Game, places: list[list[int]]) -> None:
             " WHERE r.user_id = v.user_id",
             [game.pk, timezone.now(), *rated, *rated],
         )
+    return {
+        user_id: (display_rating(*stored[user_id]), display_rating(*rating))
+        for user_id, rating in zip(users, after, strict=True)
+    }
 
 
 @dataclass(frozen=True)

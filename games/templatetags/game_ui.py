@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from games.consumers import PROTOCOL_ERRORS
 from games.errors import ERROR_MESSAGES
+from games.nicknames import bot_words_shown, nickname_shown
 from wallet.money import currency_sign
 
 register = template.Library()
@@ -49,6 +50,7 @@ def _strings() -> dict[str, str]:
         "suit_name_D": pgettext("card suit", "diamonds"),
         "suit_name_H": pgettext("card suit", "hearts"),
         # table information
+        "game_number": pgettext("the game's number at its table", "Game"),
         "stake": _("Stake"),
         "bank": _("Bank"),
         "commission": _("Commission"),
@@ -62,6 +64,8 @@ def _strings() -> dict[str, str]:
         "connected": _("online"),
         "disconnected": _("no connection"),
         "role_attacker": _("attacks"),
+        "role_thrower": _("throws in"),
+        "role_turn": _("to move"),
         "role_defender": _("defends"),
         "role_taking": _("takes"),
         "role_passed": _("pass"),
@@ -125,6 +129,8 @@ def _strings() -> dict[str, str]:
         ),
         "result_durak": _("%(name)s is the durak"),
         "durak_short": _("D"),
+        "result_rating": _("rating %(rating)s (%(change)s)"),
+        "rematch_for": _("Play again · stake %(stake)s"),
         "rematch_none": _("Nobody has confirmed a rematch yet."),
         "rematch_confirmed": _("Rematch confirmed by %(names)s (%(count)s/%(total)s)"),
         "rematch_waiting": _("Waiting for the others…"),
@@ -189,8 +195,17 @@ def _money_spec() -> dict[str, str]:
 
 @register.simple_tag
 def ui_strings_json() -> SafeString:
-    """<script type="application/json" id="ui-strings"> with the strings and the money format."""
-    return json_script({**_strings(), "__money": _money_spec()}, "ui-strings")
+    """<script type="application/json" id="ui-strings"> with the strings, the money format and
+    the bots' names."""
+    return json_script(
+        {**_strings(), "__money": _money_spec(), "__bot_words": bot_words_shown()}, "ui-strings"
+    )
+
+
+@register.filter
+def nickname(value: str) -> str:
+    """A nickname as the page's language shows it (a bot's in that language)."""
+    return nickname_shown(value)
 
 
 @register.filter

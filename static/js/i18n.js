@@ -1,5 +1,6 @@
 // Translated strings rendered by the server into <script type="application/json" id="ui-strings">.
 import { pluralForm } from "./plural.js";
+import { shownNickname } from "./nicknames.js";
 
 const element = document.getElementById("ui-strings");
 const strings = element ? JSON.parse(element.textContent) : {};
@@ -36,4 +37,9 @@ export function formatMoney(amount) {
   const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, russian ? " " : ",");
   const text = russian ? `${grouped},${minor} ${spec.sign}` : `${spec.sign}${grouped}.${minor}`;
   return negative ? `\u2212${text}` : text;
+}
+
+/** A nickname as this page's language shows it (a bot's in that language). */
+export function nickname(name) {
+  return shownNickname(name, strings.__bot_words || {});
 }

@@ -1,14 +1,14 @@
 // Step through a finished game: every position with all hands open.
 import { cardElement, sortHand, SUIT_SYMBOLS } from "./cards.js";
 import { describeEvent } from "./events.js";
-import { readJson, t } from "./i18n.js";
+import { nickname, readJson, t } from "./i18n.js";
 import { beatenOffPasses } from "./table/moves.js";
 
 const data = readJson("replay-data");
 const steps = data.steps;
 // Whether each move (step 1 on) was the leader's «Бито» rather than a thrower's «Пас».
 const beatenOff = [false, ...beatenOffPasses(steps.slice(1).map((step) => step.event))];
-const nameOf = (seat) => data.players[seat] ?? t("seat_n", { n: seat + 1 });
+const nameOf = (seat) => (data.players[seat] ? nickname(data.players[seat]) : t("seat_n", { n: seat + 1 }));
 const slider = document.getElementById("replay-slider");
 slider.max = String(steps.length - 1);
 let index = 0;

@@ -2,7 +2,7 @@
 // The server decides everything; this code only shows the state and offers legal moves.
 // The pieces: table/store.js (state), table/moves.js (pure move rules), table/views/* (one per
 // board region, each redrawn only when its inputs change), table/drag.js (drag and drop).
-import { readJson, t } from "./i18n.js";
+import { nickname, readJson, t } from "./i18n.js";
 import { ReconnectingSocket, offlineMessage } from "./socket.js";
 import { CardDrag } from "./table/drag.js";
 import { cardFlights } from "./table/flights.js";
@@ -45,7 +45,10 @@ const store = new TableStore(readJson("initial-state"));
 const awayWatch = new AwayWatch();
 let socket = null;
 
-const nameOf = (seat) => store.player(seat)?.nickname ?? t("seat_n", { n: seat + 1 });
+const nameOf = (seat) => {
+  const name = store.player(seat)?.nickname;
+  return name ? nickname(name) : t("seat_n", { n: seat + 1 });
+};
 
 /** Everything the views read, computed once per render. */
 function context() {
@@ -62,6 +65,7 @@ function context() {
     rematch: store.openRematch(),
     rematchAgreed: store.rematchAgreed,
     rematchSent: store.rematchSent,
+    rematchShort: store.rematchShort,
     sortBy: settings().hand_order,
     cardSize: settings().card_size,
     nameOf,
@@ -150,6 +154,7 @@ function onMessage(message) {
   } else if (message.type === "error") {
     store.endMove();
     store.rematchSent = false; // a refused confirmation may be tried again
+    if (message.code === "insufficient_funds") store.rematchShort = true;
     showToast(errorText(message), true);
     render();
   }
@@ -201,7 +206,9 @@ els.playfield.addEventListener("click", (event) => {
 
 bindAway(() => socket.send({ type: "back" }));
 // The rematch is confirmed over the socket; while it is down, the form posts and the page reloads.
+// A new practice game is always a page of its own: its form posts.
 document.getElementById("result").addEventListener("submit", (event) => {
+  if (event.target.classList.contains("practice-again")) return;
   if (!socket.send({ type: "rematch", game: store.gameId })) return;
   event.preventDefault();
   store.rematchSent = true;
@@ -272,7 +279,12 @@ async function refreshBalance() {
   if (!target || !root.dataset.balanceUrl) return;
   try {
     const response = await fetch(root.dataset.balanceUrl, { headers: { Accept: "application/json" } });
-    if (response.ok) target.textContent = (await response.json()).formatted;
+    if (response.ok) {
+      const balance = await response.json();
+      target.textContent = balance.formatted;
+      const deposit = document.getElementById("header-deposit");
+      if (deposit) deposit.hidden = balance.amount > 0;
+    }
   } catch {
     // The next state change tries again.
   }

@@ -58,7 +58,7 @@ def test_a_practice_game_against_three_bots_played_to_the_end_by_clicks_on_a_pho
     assert user_balance(user=user) == FUNDS
     assert not Account.objects.filter(table_id=table.pk).exists()  # no table bank, no entry
     page.goto(f"{live_url}/profile/")
-    expect(page.get_by_test_id("practice-history")).to_contain_text(f"#{game.pk}")
+    expect(page.get_by_test_id("practice-history")).to_contain_text(f"Стол №{table.pk}, партия 1")
 
 
 def test_quick_play_seats_two_browsers_at_one_table_and_the_profile_shows_the_rating(

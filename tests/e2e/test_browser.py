@@ -362,5 +362,5 @@ def test_four_players_private_table_by_invitation_on_desktop_and_phone(
     screenshot(host, "game-detail")
     host.goto(f"{live_url}/profile/")
     expect(host.get_by_test_id("games-played")).to_have_text("1")
-    expect(host.get_by_test_id("history")).to_contain_text(f"#{game.pk}")
+    expect(host.get_by_test_id("history")).to_contain_text(f"Стол №{table.pk}, партия 1")
     screenshot(host, "profile")

@@ -71,3 +71,46 @@ def test_profile_and_leaderboard_show_the_rating(client):
     board = client.get(reverse("leaderboard") + "?sort=rating").content.decode()
     assert board.count('data-testid="leaderboard-rating"') == 2
     assert rating.user.username in board
+
+
+def test_bot_nicknames_are_shown_in_the_pages_language(client):
+    from games.nicknames import nickname_shown
+    from tests.games.test_practice import practice_game, step
+
+    game, user = practice_game(players=3, level="novice")
+    client.force_login(user)
+    while game.status == Game.Status.PLAYING:
+        step(game, user)
+        game.refresh_from_db()
+    detail = reverse("game_detail", args=[game.pk])
+    english = client.get(detail, headers={"accept-language": "en"}).content.decode()
+    assert ">Novice 1</a>" in english and ">Novice 2</a>" in english
+    assert "Новичок" not in english
+    russian = client.get(detail, headers={"accept-language": "ru"}).content.decode()
+    assert ">Новичок 1</a>" in russian
+    # The table page gives its scripts the names to show in the page's language.
+    table = client.get(f"/table/{game.table_id}/", headers={"accept-language": "en"})
+    assert '"__bot_words": {"Новичок": "Novice", "Любитель": "Amateur", "Мастер": "Master"}' in (
+        table.content.decode().encode().decode("unicode_escape")
+    )
+    # A player's nickname is never taken for a bot's.
+    assert nickname_shown("Новичок1") == "Новичок1"
+
+
+def test_players_see_one_number_a_game_within_its_table_and_staff_see_both(client):
+    from django.contrib.auth import get_user_model
+
+    game, users = seated_game(2)
+    game = play_out(game, users)
+    client.force_login(users[0])
+    detail = reverse("game_detail", args=[game.pk])
+    page = client.get(detail).content.decode()
+    assert f"Стол №{game.table_id}, партия 1</h1>" in page
+    assert f"Игра №{game.pk}" not in page
+    profile = client.get(reverse("profile")).content.decode()
+    assert f"Стол №{game.table_id}, партия 1</a>" in profile
+    staff = get_user_model().objects.create_user(
+        username="staffer", email="staffer@example.com", password=None, is_staff=True
+    )
+    client.force_login(staff)
+    assert f"Игра №{game.pk}" in client.get(detail).content.decode()

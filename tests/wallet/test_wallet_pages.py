@@ -147,3 +147,31 @@ def test_the_staff_amount_label_names_the_currency(client, staff):
         reverse("admin:wallet_account_adjust"), headers={"accept-language": "en"}
     ).content.decode()
     assert "Amount, ₽" in html
+
+
+def test_the_header_links_the_balance_to_the_wallet_and_offers_a_deposit_only_at_zero(
+    client, make_user
+):
+    client.force_login(make_user(balance=0))
+    html = client.get(reverse("lobby")).content.decode()
+    assert f'href="{reverse("wallet")}"' in html
+    deposit = f'href="{reverse("deposit")}" data-testid="header-deposit">Пополнить</a>'
+    assert deposit in html
+    client.force_login(make_user(balance=100))
+    html = client.get(reverse("lobby")).content.decode()
+    assert f'href="{reverse("deposit")}" data-testid="header-deposit" hidden>' in html
+
+
+def test_a_stake_refused_for_lack_of_money_links_to_the_deposit_page(client, make_user):
+    from games import services as games
+
+    host = make_user(balance=10_000)
+    table = games.table_create(user=host, stake=10_000, seats=2)
+    client.force_login(make_user(balance=5_000))
+    response = client.post(reverse("table_join", args=[table.pk]), follow=True)
+    html = response.content.decode()
+    assert "Недостаточно средств" in html
+    assert f'<a href="{reverse("deposit")}" data-testid="message-deposit">Пополнить</a>' in html
+    # Any other refusal says why, with no deposit link.
+    response = client.post(reverse("table_join", args=[table.pk + 1000]), follow=True)
+    assert 'data-testid="message-deposit"' not in response.content.decode()

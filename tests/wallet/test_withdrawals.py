@@ -243,7 +243,9 @@ def test_the_withdraw_page_requests_and_cancels(client, make_user):
     form = client.get("/wallet/withdraw/").context["form"]
     key = form["request_key"].initial
     data = {"amount": "250.00", "payout_details": "IBAN RU00", "request_key": key}
-    assert client.post("/wallet/withdraw/", data).status_code == 302
+    confirmed = client.post("/wallet/withdraw/", data, follow=True).content.decode()
+    assert "Заявка на вывод 250,00 ₽ принята" in confirmed
+    assert "выплатят её по указанным реквизитам" in confirmed
     assert client.post("/wallet/withdraw/", data).status_code == 302  # double submit
     withdrawal = Withdrawal.objects.get(user=player)
     assert selectors.user_balance(user=player) == 750_00

@@ -15,6 +15,7 @@ export class TableStore {
     // sent while the socket was down posts the form, which reloads the page).
     this.rematchAgreed = Boolean(state.rematch?.confirmed?.includes(this.seat));
     this.rematchSent = false; // a confirmation sent over the socket awaits its answer
+    this.rematchShort = false; // the wallet could not hold the rematch's stake
   }
 
   get view() {
@@ -65,7 +66,7 @@ export class TableStore {
     const hand = this.view?.hand || [];
     this.selected = message.game?.id === current.game?.id ? this.selected.filter((card) => hand.includes(card)) : [];
     this.takeArmed = false;
-    if (message.game?.id !== current.game?.id) this.rematchAgreed = false;
+    if (message.game?.id !== current.game?.id) this.rematchAgreed = this.rematchShort = false;
     if (message.rematch?.confirmed?.includes(this.seat)) this.rematchAgreed = true;
     // Another player's confirmation may come first: only the own one (or a new game) answers.
     if (this.rematchAgreed || message.game?.id !== current.game?.id) this.rematchSent = false;

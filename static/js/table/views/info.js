@@ -1,4 +1,6 @@
-// The line above the board: stake, bank, commission, time limits; or the practice mark.
+// The line above the board: the game's number at the table, stake, bank, commission, time
+// limits; or the practice mark. Players see one number sequence: the table's in the heading,
+// and the game's within the table here.
 import { formatMoney, t } from "../../i18n.js";
 import { region } from "../region.js";
 import { fromTemplate, slot } from "../dom.js";
@@ -18,12 +20,14 @@ const draw = region((parts) => {
 
 export function renderInfo({ state, takenSeats }) {
   const table = state.table || {};
+  const game = state.game ? [[t("game_number"), String(state.game.number)]] : [];
   if (table.practice) {
-    draw([[t("practice"), t(`bots_${table.bot_level}`)]]);
+    draw([...game, [t("practice"), t(`bots_${table.bot_level}`)]]);
     return;
   }
   const players = state.game ? (state.players || []).length : takenSeats;
   const parts = [
+    ...game,
     [t("stake"), formatMoney(table.stake || 0)],
     [t("bank"), formatMoney(state.result?.bank ?? (table.stake || 0) * players)],
   ];

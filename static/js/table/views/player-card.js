@@ -1,6 +1,6 @@
 // A small card with a player's figures, opened by a click on his plaque.
 import { paintAvatar } from "../../avatar.js";
-import { t } from "../../i18n.js";
+import { nickname as shownNickname, t } from "../../i18n.js";
 import { slot } from "../dom.js";
 
 const dialog = document.getElementById("player-card");
@@ -8,7 +8,7 @@ const urlTemplate = dialog.dataset.url; // ".../players/NICK/card.json"
 
 async function open(nickname) {
   paintAvatar(slot(dialog, "avatar"), nickname);
-  slot(dialog, "nickname").textContent = nickname;
+  slot(dialog, "nickname").textContent = shownNickname(nickname);
   for (const field of ["games", "wins", "durak", "rating"]) slot(dialog, field).textContent = "…";
   dialog.showModal();
   try {

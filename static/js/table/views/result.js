@@ -1,5 +1,7 @@
-// The result under the board: the durak, places and payouts, and the rematch offer.
-import { formatMoney, t } from "../../i18n.js";
+// The result of a finished game: the durak, places, each player's payout, net and rating change,
+// the own outcome, and the offer to play again (its cost), or at practice a new practice game.
+import { formatMoney, nickname, t } from "../../i18n.js";
+import { ownPayout, signed } from "../outcome.js";
 import { region } from "../region.js";
 import { fromTemplate, slot } from "../dom.js";
 
@@ -11,6 +13,16 @@ function headline(result, nameOf) {
   return t("result_durak", { name: nameOf(result.durak) });
 }
 
+function ratingText(row) {
+  return t("result_rating", { rating: row.rating, change: signed(row.rating_change) });
+}
+
+function netCell(cell, net) {
+  cell.textContent = signed(net, formatMoney);
+  cell.classList.toggle("positive", net > 0);
+  cell.classList.toggle("negative", net < 0);
+}
+
 function payoutRow(row, result, mine, nameOf) {
   const tr = fromTemplate("result-row-template");
   tr.classList.toggle("durak", row.seat === result.durak);
@@ -18,9 +30,19 @@ function payoutRow(row, result, mine, nameOf) {
   const medal = slot(tr, "place");
   medal.classList.add(`p${row.place}`);
   medal.textContent = row.seat === result.durak ? t("durak_short") : String(row.place);
-  slot(tr, "player").textContent = row.nickname ?? nameOf(row.seat);
+  slot(tr, "player").textContent = row.nickname ? nickname(row.nickname) : nameOf(row.seat);
   slot(tr, "percent").textContent = `${Number(row.percent).toLocaleString(document.documentElement.lang, { maximumFractionDigits: 2 })} %`;
   slot(tr, "amount").textContent = formatMoney(row.amount);
+  netCell(slot(tr, "net"), row.net);
+  const rating = slot(tr, "rating");
+  if (row.rating === null || row.rating === undefined) {
+    rating.remove();
+  } else {
+    // Under the nickname the figures alone, as on the plaques; the words for screen readers.
+    rating.textContent = `${row.rating} (${signed(row.rating_change)})`;
+    rating.title = ratingText(row);
+    rating.setAttribute("aria-label", ratingText(row));
+  }
   return tr;
 }
 
@@ -32,7 +54,7 @@ function rematchText({ rematch, total, closed, agreed }, nameOf) {
 }
 
 function rematchBlock(inputs, nameOf) {
-  const { rematch, mine, gameId, sent } = inputs;
+  const { rematch, mine, gameId, sent, stake } = inputs;
   const block = fromTemplate("rematch-template");
   const confirmed = rematch?.confirmed || [];
   slot(block, "info").textContent = rematchText(inputs, nameOf);
@@ -40,6 +62,7 @@ function rematchBlock(inputs, nameOf) {
   if (mine !== null && rematch) {
     form.setAttribute("action", form.getAttribute("action").replace("/0/", `/${gameId}/`));
     const submit = form.querySelector("button");
+    submit.textContent = t("rematch_for", { stake: formatMoney(stake) });
     if (confirmed.includes(mine) || sent) {
       submit.disabled = true;
       submit.textContent = t("rematch_waiting");
@@ -47,6 +70,8 @@ function rematchBlock(inputs, nameOf) {
   } else {
     form.remove();
   }
+  // A stake the wallet could not hold: the way to the deposit page, right where it is needed.
+  if (inputs.short) block.append(fromTemplate("rematch-short-template"));
   return block;
 }
 
@@ -61,14 +86,29 @@ const draw = region((inputs, nameOf) => {
   slot(box, "headline").textContent = headline(result, nameOf);
   slot(box, "rows").append(...(result.payouts || []).map((row) => payoutRow(row, result, mine, nameOf)));
   const commission = slot(box, "commission");
-  if (result.commission) commission.textContent = `${t("commission")}: ${formatMoney(result.commission)}`;
+  if (result.commission && !inputs.practice) commission.textContent = `${t("commission")}: ${formatMoney(result.commission)}`;
   else commission.remove();
-  // A practice game offers no rematch: the next one starts from the lobby.
-  if (!inputs.practice) box.append(rematchBlock(inputs, nameOf));
+  const own = slot(box, "own");
+  const row = inputs.practice ? null : ownPayout(result, mine);
+  if (row) {
+    netCell(slot(own, "net"), row.net);
+    if (row.rating === null || row.rating === undefined) slot(own, "rating").remove();
+    else slot(own, "rating").textContent = ratingText(row);
+  } else {
+    own.remove();
+  }
+  if (inputs.practice) {
+    // Practice is played for nothing: no money lines, and a new practice game with the same
+    // bots instead of a rematch.
+    for (const cell of box.querySelectorAll(".money")) cell.remove();
+    if (mine !== null) box.append(fromTemplate("practice-again-template"));
+  } else {
+    box.append(rematchBlock(inputs, nameOf));
+  }
   node.replaceChildren(box);
 });
 
-export function renderResult({ state, seat, nameOf, rematch, rematchAgreed, rematchSent }) {
+export function renderResult({ state, seat, nameOf, rematch, rematchAgreed, rematchSent, rematchShort }) {
   draw(
     {
       result: state.result || null,
@@ -76,10 +116,12 @@ export function renderResult({ state, seat, nameOf, rematch, rematchAgreed, rema
       practice: Boolean(state.table?.practice),
       agreed: rematchAgreed,
       sent: rematchSent,
+      short: rematchShort,
       rematch,
       mine: seat,
       total: (state.players || []).length,
       gameId: state.game?.id ?? null,
+      stake: state.result?.stake ?? state.table?.stake ?? 0,
       players: state.players || [],
     },
     nameOf,

@@ -1,9 +1,9 @@
 // The players' plaques: opponents along the top, the own one above the hand.
 import { paintAvatar } from "../../avatar.js";
 import { backElement } from "../../cards.js";
-import { t } from "../../i18n.js";
+import { nickname, t } from "../../i18n.js";
 import { displayOrder, placeOf } from "../layout.js";
-import { passIsDone } from "../moves.js";
+import { seatBadges } from "../roles.js";
 import { region } from "../region.js";
 import { element, fromTemplate, slot } from "../dom.js";
 
@@ -32,22 +32,17 @@ function seatElement(seat, inputs, isMe) {
   const dot = slot(node, "dot");
   dot.classList.toggle("off", offline);
   dot.title = offline ? t("disconnected") : t("connected");
-  slot(node, "nickname").textContent = player.nickname;
+  const name = nickname(player.nickname);
+  slot(node, "nickname").textContent = name;
   paintAvatar(slot(node, "avatar"), player.nickname);
   const rating = slot(node, "rating");
   if (player.rating === null || player.rating === undefined) rating.remove();
   else rating.textContent = String(player.rating);
-  slot(node, "name").title = player.nickname; // narrow seats cut long nicknames short
+  slot(node, "name").title = name; // narrow seats cut long nicknames short
 
   const roles = slot(node, "roles");
   const role = (cls, text) => roles.append(element("span", `role ${cls}`, text));
-  if (v && !v.finished) {
-    if (out) role("out", t("role_out"));
-    else if (v.attacker === seat) role("attack", t("role_attacker"));
-    if (!out && v.defender === seat) role(v.taking ? "taking" : "defend", v.taking ? t("role_taking") : t("role_defender"));
-    // The leader who passes with everything beaten said «Бито»; a thrower who is done, «Пас».
-    if (v.passed.includes(seat)) role("passed", passIsDone(v, seat) ? t("role_done") : t("role_passed"));
-  }
+  for (const [cls, key] of seatBadges(v, seat, isMe)) role(cls, t(key));
   if (player.away) role("away", t("role_away"));
   if (offline) role("offline", t("role_offline"));
 
@@ -96,6 +91,7 @@ export function renderSeats({ state, view, seat }) {
       attacker: view.attacker,
       defender: view.defender,
       taking: view.taking,
+      table: view.table || [],
       hand_sizes: view.hand_sizes || [],
       places: view.places || [],
     },
