@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import transaction
 
 from durak_site.celery import app as celery_app
+from durak_site.push import services as push
 from games import broadcast, selectors
 from games.models import Table
 
 AWAY_CHECK_TASK = "games.tasks.seat_away_check"
 BOT_MOVE_TASK = "games.tasks.bot_move"
+NOTICE_TASK = "games.tasks.notify_players"
 
 
 def _lobby_message(table_id: int) -> broadcast.Message:
@@ -111,6 +114,25 @@ class ChatDelivery:
         broadcast.deliver([broadcast.Message(broadcast.watch_group(self.table_id), body)])
 
 
+@dataclass(frozen=True)
+class PlayerNotice:
+    """Push a notice of ``kind`` about the table to those of the users who do not see it
+    (``games.services.notices``), from a task that is dropped once the notice has expired."""
+
+    table_id: int
+    user_ids: tuple[int, ...]
+    kind: str
+    expires_at: float
+    params: tuple[tuple[str, str], ...] = ()
+
+    def __call__(self) -> None:
+        celery_app.send_task(
+            NOTICE_TASK,
+            args=(self.table_id, [*self.user_ids], self.kind, self.expires_at, dict(self.params)),
+            expires=datetime.fromtimestamp(self.expires_at, UTC),
+        )
+
+
 def publish(
     snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, lobby: bool
 ) -> None:
@@ -132,3 +154,14 @@ def schedule_bot_move(*, game_id: int, version: int) -> None:
 
 def send_chat(*, table_id: int, author_id: int, message: dict) -> None:
     transaction.on_commit(ChatDelivery(table_id, author_id, message))
+
+
+def notify_players(
+    *, table: Table, user_ids: list[int], kind: str, until: datetime | None, **params: str
+) -> None:
+    """Push `kind` to the users who do not see the table, until `until`. Practice tables push
+    nothing, and nothing is queued while push is off."""
+    if user_ids and until is not None and not table.practice and push.push_enabled():
+        transaction.on_commit(
+            PlayerNotice(table.pk, tuple(user_ids), kind, until.timestamp(), tuple(params.items()))
+        )

@@ -7,6 +7,7 @@ import threading
 from celery import shared_task, signals
 
 from games import broadcast, deadlines, services
+from games.services import notices
 
 
 @shared_task(name="games.tasks.seat_away_check", ignore_result=True)
@@ -33,3 +34,13 @@ def start_deadline_loop(**kwargs) -> None:
 def bot_move(game_id: int, version: int) -> bool:
     """Play a bot's move at a practice table if the game is still at `version`."""
     return services.bot_play(game_id=game_id, version=version)
+
+
+@shared_task(name="games.tasks.notify_players", ignore_result=True)
+def notify_players(
+    table_id: int, user_ids: list[int], kind: str, expires_at: float, params: dict
+) -> int:
+    """Push a notice about a table to those of the users who do not see it."""
+    return notices.players_notify(
+        table_id=table_id, user_ids=user_ids, kind=kind, expires_at=expires_at, params=params
+    )

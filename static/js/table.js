@@ -305,11 +305,18 @@ window.addEventListener("resize", () => renderHand(context()));
 // An invitee who has not sat down yet may watch a private table with the page's invitation.
 const inviteCode = new URLSearchParams(window.location.search).get("invite");
 const socketPath = `/ws/table/${tableId}/${inviteCode ? `?invite=${encodeURIComponent(inviteCode)}` : ""}`;
+// The server pushes "your move" to a player only while no page of his shows the table
+// (docs/protocol.md): a new socket counts as shown until it says otherwise.
+const reportVisibility = () => socket.send({ type: "visibility", visible: !document.hidden });
 socket = new ReconnectingSocket(socketPath, {
   onMessage,
   onStatus,
-  onOpen: () => socket.send({ type: "sync", version: store.state.version ?? 0 }),
+  onOpen: () => {
+    socket.send({ type: "sync", version: store.state.version ?? 0 });
+    if (document.hidden) reportVisibility();
+  },
 });
+document.addEventListener("visibilitychange", reportVisibility);
 onSettingsChange((current) => {
   document.body.dataset.cardSize = current.card_size;
   document.body.dataset.motion = current.motion;
