@@ -125,11 +125,13 @@ class PlayerNotice:
     expires_at: float
     params: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def task_args(self) -> tuple:
+        return (self.table_id, [*self.user_ids], self.kind, self.expires_at, dict(self.params))
+
     def __call__(self) -> None:
         celery_app.send_task(
-            NOTICE_TASK,
-            args=(self.table_id, [*self.user_ids], self.kind, self.expires_at, dict(self.params)),
-            expires=datetime.fromtimestamp(self.expires_at, UTC),
+            NOTICE_TASK, args=self.task_args, expires=datetime.fromtimestamp(self.expires_at, UTC)
         )
 
 

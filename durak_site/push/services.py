@@ -120,7 +120,7 @@ def _send(subscription: PushSubscription, notice: Notice, ttl: int) -> bool:
                 "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
             },
             data=notice.payload(subscription.language),
-            vapid_private_key=_vapid(),
+            vapid_private_key=_vapid(settings.VAPID_PRIVATE_KEY),
             vapid_claims={"sub": settings.VAPID_SUBJECT},  # webpush adds "aud" and "exp" to it
             ttl=ttl,
             headers={"Topic": notice.topic, "Urgency": "high"},
@@ -141,8 +141,8 @@ def _send(subscription: PushSubscription, notice: Notice, ttl: int) -> bool:
 
 
 @once
-def _vapid() -> Vapid:
-    return Vapid.from_string(settings.VAPID_PRIVATE_KEY)
+def _vapid(private_key: str) -> Vapid:
+    return Vapid.from_string(private_key)
 
 
 @once

@@ -123,9 +123,7 @@ def test_the_effects_send_tasks_the_worker_knows_by_name():
     assert effects.NOTICE_TASK in celery_app.tasks
 
 
-def test_a_site_without_push_queues_no_notice(
-    django_capture_on_commit_callbacks, settings
-):
+def test_a_site_without_push_queues_no_notice(django_capture_on_commit_callbacks, settings):
     game, users = seated_game(3)
     settings.VAPID_PRIVATE_KEY = settings.VAPID_PUBLIC_KEY = ""
     with django_capture_on_commit_callbacks() as callbacks:
