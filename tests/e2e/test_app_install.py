@@ -19,9 +19,10 @@ IPHONE_SAFARI = (
 )
 # Waits until the service worker controls the page and has kept what it keeps.
 WORKER_READY = """async () => {
-  const registration = await navigator.serviceWorker.ready;
-  if (!navigator.serviceWorker.controller) {
-    await new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve));
+  const worker = navigator.serviceWorker;
+  const registration = await worker.ready;
+  if (!worker.controller) {
+    await new Promise((resolve) => worker.addEventListener("controllerchange", resolve));
   }
   const names = await caches.keys();
   const kept = await (await caches.open(names[0])).keys();
@@ -164,9 +165,7 @@ LOCAL_PUSH_MANAGER = """(() => {
 })();"""
 
 
-def test_the_opt_in_posts_the_devices_subscription_and_takes_it_back(
-    browser, live_url, screenshot
-):
+def test_the_opt_in_posts_the_devices_subscription_and_takes_it_back(browser, live_url, screenshot):
     player = create_player(nickname="pushme", verified_email=True)
     page = log_in(browser, live_url, player, PHONE)
     page.context.grant_permissions(["notifications"], origin=live_url)

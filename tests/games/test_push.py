@@ -6,6 +6,7 @@ here, and every payload is decrypted with it (RFC 8291)."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import threading
@@ -22,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.contrib.auth.models import Permission
+from django.core.management import call_command
 from django.test import Client
 
 from durak_site.push import vapid
@@ -363,3 +365,14 @@ def test_a_paid_withdrawal_is_pushed_with_its_amount_in_the_devices_language(
     assert "250,00 ₽" in message["body"]
     assert message["url"] == "/wallet/"
     assert 24 * 3600 - 60 <= request.ttl <= 24 * 3600
+
+
+def test_the_key_command_prints_a_pair_whose_public_key_belongs_to_its_private_key():
+    output = io.StringIO()
+    call_command("vapid_keys", stdout=output)
+    pair = dict(line.split("=", 1) for line in output.getvalue().split())
+    private = ec.derive_private_key(
+        int.from_bytes(b64decode(pair["VAPID_PRIVATE_KEY"])), ec.SECP256R1()
+    )
+    public = private.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    assert vapid.b64url(public) == pair["VAPID_PUBLIC_KEY"]
