@@ -35,7 +35,7 @@ from durak_site.push.models import PushSubscription
 # Devices one player may subscribe; a new one beyond this replaces his oldest.
 DEVICES_PER_USER = 10
 # How long a push service may take to answer before the device is skipped this time.
-SEND_TIMEOUT_SECONDS = 10
+SEND_TIMEOUT_SECONDS = 5
 # Answers of a push service meaning the subscription is gone for good.
 GONE = {404, 410}
 logger = logging.getLogger(__name__)

@@ -74,6 +74,9 @@ export function bindPushOptIn(block, win = window) {
   };
   win.navigator.serviceWorker.ready.then(async (registration) => {
     subscription = await registration.pushManager.getSubscription();
+    // A subscribed device is posted again: it now notifies whoever is logged in here, in the
+    // language of this page.
+    if (subscription) send("POST", subscription.toJSON()).catch(() => {});
     say(subscription ? "on" : "off");
     show();
     button.addEventListener("click", async () => {

@@ -151,17 +151,18 @@ LOCAL_PUSH_MANAGER = """(() => {
         keys: { p256dh: "%(p256dh)s", auth: "%(auth)s" },
       };
     },
-    async unsubscribe() { current = null; return true; },
+    async unsubscribe() { sessionStorage.removeItem("subscribed"); return true; },
   };
-  let current = null;
   PushManager.prototype.subscribe = async function (options) {
     const key = new Uint8Array(options.applicationServerKey);
     window.subscribedWith = btoa(String.fromCharCode(...key))
       .replace(/[+]/g, "-").replace(/[/]/g, "_").replace(/=+$/, "");
-    current = subscription;
+    sessionStorage.setItem("subscribed", "1");
     return subscription;
   };
-  PushManager.prototype.getSubscription = async function () { return current; };
+  PushManager.prototype.getSubscription = async function () {
+    return sessionStorage.getItem("subscribed") ? subscription : null;
+  };
 })();"""
 
 
@@ -186,8 +187,22 @@ def test_the_opt_in_posts_the_devices_subscription_and_takes_it_back(browser, li
         (player.pk, "http://127.0.0.1:9/push/phone", keys["p256dh"], "ru")
     ]
     screenshot(page, "push-optin-on-phone")
+    # A subscribed device is posted again with each visit of the profile: the player now
+    # logged in on it gets its pushes, in the language of the page.
+    PushSubscription.objects.all().delete()
+    page.context.add_cookies([{"name": "django_language", "value": "en", "url": live_url}])
+    with page.expect_response(
+        lambda response: (
+            response.url.endswith("/push/subscription/") and response.request.method == "POST"
+        )
+    ) as posted:
+        page.reload()
+    assert posted.value.status == 201
+    expect(toggle).to_have_text("Stop notifying me")
+    expect(page.get_by_test_id("push-on")).to_be_visible()
+    assert list(PushSubscription.objects.values_list("user", "language")) == [(player.pk, "en")]
     toggle.click()
-    expect(toggle).to_have_text("Уведомлять о ходе")
+    expect(toggle).to_have_text("Notify me of my move")
     expect(page.locator("[data-push-status=off]")).to_be_visible()
     assert not PushSubscription.objects.exists()
     page.context.close()

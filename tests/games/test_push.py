@@ -26,6 +26,7 @@ from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
 
+from durak_site.accounts.closure import account_close
 from durak_site.push import vapid
 from durak_site.push.models import PushSubscription
 from games import services, tasks
@@ -376,3 +377,12 @@ def test_the_key_command_prints_a_pair_whose_public_key_belongs_to_its_private_k
     )
     public = private.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
     assert vapid.b64url(public) == pair["VAPID_PUBLIC_KEY"]
+
+
+@pytest.mark.django_db
+def test_closing_an_account_forgets_its_devices(push_service):
+    player, other = create_any_player(), create_any_player()
+    subscribe(player, Device("phone", push_service))
+    subscribe(other, Device("tablet", push_service))
+    account_close(user=player)
+    assert list(PushSubscription.objects.values_list("user", flat=True)) == [other.pk]
