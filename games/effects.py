@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
 
+from durak_site.batched_tasks import BatchedTask
 from durak_site.celery import app as celery_app
 from durak_site.push import services as push
 from games import broadcast, selectors
@@ -22,6 +23,8 @@ from games.models import Table
 AWAY_CHECK_TASK = "games.tasks.seat_away_check"
 BOT_MOVE_TASK = "games.tasks.bot_move"
 NOTICE_TASK = "games.tasks.notify_players"
+# Pushes leave a move's thread without a round trip to the broker (durak_site.batched_tasks).
+_notices = BatchedTask(NOTICE_TASK)
 
 
 def _lobby_message(table_id: int) -> broadcast.Message:
@@ -117,7 +120,8 @@ class ChatDelivery:
 @dataclass(frozen=True)
 class PlayerNotice:
     """Push a notice of ``kind`` about the table to those of the users who do not see it
-    (``games.services.notices``), from a task that is dropped once the notice has expired."""
+    (``games.services.notices``), from a task that carries the notices queued with it and is
+    dropped once they have all expired."""
 
     table_id: int
     user_ids: tuple[int, ...]
@@ -126,13 +130,11 @@ class PlayerNotice:
     params: tuple[tuple[str, str], ...] = ()
 
     @property
-    def task_args(self) -> tuple:
+    def task_item(self) -> tuple:
         return (self.table_id, [*self.user_ids], self.kind, self.expires_at, dict(self.params))
 
     def __call__(self) -> None:
-        celery_app.send_task(
-            NOTICE_TASK, args=self.task_args, expires=datetime.fromtimestamp(self.expires_at, UTC)
-        )
+        _notices.put(self.task_item, expires_at=self.expires_at)
 
 
 def publish(

@@ -37,10 +37,12 @@ def bot_move(game_id: int, version: int) -> bool:
 
 
 @shared_task(name="games.tasks.notify_players", ignore_result=True)
-def notify_players(
-    table_id: int, user_ids: list[int], kind: str, expires_at: float, params: dict
-) -> int:
-    """Push a notice about a table to those of the users who do not see it."""
-    return notices.players_notify(
-        table_id=table_id, user_ids=user_ids, kind=kind, expires_at=expires_at, params=params
+def notify_players(notices_queued: list[list]) -> int:
+    """Push each notice about a table, as ``(table_id, user_ids, kind, expires_at, params)``,
+    to those of its users who do not see the table; the devices reached."""
+    return sum(
+        notices.players_notify(
+            table_id=table_id, user_ids=user_ids, kind=kind, expires_at=expires_at, params=params
+        )
+        for table_id, user_ids, kind, expires_at, params in notices_queued
     )

@@ -5,6 +5,7 @@ here, and every payload is decrypted with it (RFC 8291)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
@@ -16,7 +17,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import http_ece
 import pytest
-from channels.db import database_sync_to_async
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -27,9 +27,10 @@ from django.core.management import call_command
 from django.test import Client
 
 from durak_site.accounts.closure import account_close
+from durak_site.db import database_sync_to_async
 from durak_site.push import vapid
 from durak_site.push.models import PushSubscription
-from games import services, tasks
+from games import consumers, services, tasks
 from games.effects import PlayerNotice
 from games.engine import Game as EngineGame
 from games.models import Game
@@ -178,7 +179,7 @@ def run_notices(callbacks) -> list[PlayerNotice]:
     """Run, as the worker would, the push tasks a command queued after its commit."""
     queued = [callback for callback in callbacks if isinstance(callback, PlayerNotice)]
     for notice in queued:
-        tasks.notify_players(*notice.task_args)
+        tasks.notify_players([notice.task_item])
     return queued
 
 
@@ -279,7 +280,7 @@ async def test_no_push_while_the_players_page_of_the_table_is_in_front_of_him(
     async def notify() -> int:
         before = len(push_service.requests)
         await database_sync_to_async(tasks.notify_players)(
-            game.table_id, [users[1].pk], notices.TURN, time.time() + 30, {}
+            [(game.table_id, [users[1].pk], notices.TURN, time.time() + 30, {})]
         )
         return len(push_service.requests) - before
 
@@ -293,6 +294,7 @@ async def test_no_push_while_the_players_page_of_the_table_is_in_front_of_him(
     await tab.receive("pong")
     assert await notify() == 0
     await tab.close()  # the page is closed: nothing shows the table
+    await asyncio.gather(*consumers._releases)  # once the socket's cleanup has run
     assert await notify() == 1
 
 
@@ -303,13 +305,13 @@ def test_a_subscription_its_push_service_dropped_is_deleted(push_service):
     subscribe(player, phone)
     subscribe(player, laptop)
     push_service.gone.add("phone")
-    tasks.notify_players(1, [player.pk], notices.TURN, time.time() + 30, {})
+    tasks.notify_players([(1, [player.pk], notices.TURN, time.time() + 30, {})])
     assert [request.device for request in push_service.requests] == ["laptop"]
     assert list(PushSubscription.objects.values_list("endpoint", flat=True)) == [
         laptop.subscription["endpoint"]
     ]
     # An expired notice is not sent at all.
-    tasks.notify_players(1, [player.pk], notices.TURN, time.time() - 1, {})
+    tasks.notify_players([(1, [player.pk], notices.TURN, time.time() - 1, {})])
     assert len(push_service.requests) == 1
 
 
