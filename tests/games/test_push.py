@@ -35,6 +35,7 @@ from games.effects import PlayerNotice
 from games.engine import Game as EngineGame
 from games.models import Game
 from games.services import notices
+from tests import servers
 from tests.games.conftest import STAKE, TableClient, create_player
 from tests.games.test_services import bot_move, play_out, seated_game
 from tests.players import create_player as create_any_player
@@ -63,6 +64,7 @@ class PushService:
     def __init__(self, public_key: str) -> None:
         self.public_key = public_key
         self.requests: list[PushRequest] = []
+        self.arrived = threading.Condition()
         self.refused: list[str] = []
         self.gone: set[str] = set()
         service = self
@@ -78,15 +80,17 @@ class PushService:
                 elif device in service.gone:
                     self.send_response(410)
                 else:
-                    service.requests.append(
-                        PushRequest(
-                            device,
-                            int(self.headers["TTL"]),
-                            self.headers.get("Topic"),
-                            self.headers.get("Urgency"),
-                            body,
+                    with service.arrived:
+                        service.requests.append(
+                            PushRequest(
+                                device,
+                                int(self.headers["TTL"]),
+                                self.headers.get("Topic"),
+                                self.headers.get("Urgency"),
+                                body,
+                            )
                         )
-                    )
+                        service.arrived.notify_all()
                     self.send_response(201)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -120,6 +124,11 @@ class PushService:
         if claims["aud"] != self.origin or claims["exp"] < time.time() or claims["sub"] != SUBJECT:
             return f"bad claims {claims}"
         return None
+
+    def wait_for(self, count: int, timeout: float = 20) -> list[PushRequest]:
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: len(self.requests) >= count, timeout)
+            return list(self.requests)
 
     def for_device(self, device: str) -> list[PushRequest]:
         return [request for request in self.requests if request.device == device]
@@ -388,3 +397,49 @@ def test_closing_an_account_forgets_its_devices(push_service):
     subscribe(other, Device("tablet", push_service))
     account_close(user=player)
     assert list(PushSubscription.objects.values_list("user", flat=True)) == [other.pk]
+
+
+@pytest.mark.django_db
+def test_without_a_key_pair_the_profile_offers_nothing_and_subscriptions_are_refused(settings):
+    settings.VAPID_PRIVATE_KEY = settings.VAPID_PUBLIC_KEY = ""
+    client = Client()
+    client.force_login(create_player())
+    assert b"data-push-optin" not in client.get("/profile/").content
+    response = client.post("/push/subscription/", "{}", content_type="application/json")
+    assert response.status_code == 404
+    assert not PushSubscription.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_table_starting_and_a_move_reach_the_phones_through_a_real_worker(push_service, settings):
+    """The whole way: the command commits, its notices leave through the process's sender
+    thread and the broker, and a Celery worker pushes them."""
+    worker = servers.celery_worker(
+        servers.server_env(
+            VAPID_PRIVATE_KEY=settings.VAPID_PRIVATE_KEY,
+            VAPID_PUBLIC_KEY=settings.VAPID_PUBLIC_KEY,
+            VAPID_SUBJECT=SUBJECT,
+            PUSH_SERVICE_HOSTS="127.0.0.1",
+        ),
+        servers.BASE_DIR / "test-artifacts" / "push-worker.log",
+    )
+    worker.start()
+    try:
+        users = [create_player() for _ in range(2)]
+        phones = [Device(f"phone{index}", push_service) for index in range(2)]
+        for user, phone in zip(users, phones, strict=True):
+            subscribe(user, phone)
+        table = services.table_create(user=users[0], stake=STAKE, seats=2)
+        services.table_join(table_id=table.pk, user=users[1])
+        started = push_service.wait_for(2)
+        assert sorted(request.device for request in started) == ["phone0", "phone1"]
+        game = Game.objects.get(table=table)
+        defender = 1 - EngineGame.from_dict(game.state).waiting_for[0]
+        bot_move(game, users)
+        turn = push_service.wait_for(3)[2]
+        assert turn.device == f"phone{defender}"
+        assert phones[defender].read(turn)["title"] == "Ваш ход"
+        game.refresh_from_db()
+        assert game.deadline.timestamp() - time.time() - 5 <= turn.ttl <= 30
+    finally:
+        worker.close()
