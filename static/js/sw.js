@@ -18,15 +18,25 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
       .then((names) => Promise.all(names.filter((name) => name !== CONFIG.cache).map((name) => caches.delete(name))))
+      // A page's request starts while the worker itself starts, not after it.
+      .then(() => self.registration.navigationPreload?.enable())
       .then(() => self.clients.claim()),
   );
 });
+
+async function navigate(event) {
+  try {
+    return (await event.preloadResponse) || (await fetch(event.request));
+  } catch {
+    return caches.match(CONFIG.offline);
+  }
+}
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;
   if (request.mode === "navigate") {
-    event.respondWith(fetch(request).catch(() => caches.match(CONFIG.offline)));
+    event.respondWith(navigate(event));
     return;
   }
   const url = new URL(request.url);

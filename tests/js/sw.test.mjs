@@ -19,6 +19,7 @@ function worker({ online }) {
   const stored = new Map(); // cache name -> Map(url -> body)
   const shown = [];
   const fetched = [];
+  let preloading = false;
   const cacheOf = (name) => {
     if (!stored.has(name)) stored.set(name, new Map());
     const entries = stored.get(name);
@@ -34,7 +35,10 @@ function worker({ online }) {
       addEventListener: (type, listener) => { listeners[type] = listener; },
       skipWaiting: async () => {},
       clients: { claim: async () => {} },
-      registration: { showNotification: async (title, options) => shown.push({ title, ...options }) },
+      registration: {
+        showNotification: async (title, options) => shown.push({ title, ...options }),
+        navigationPreload: { enable: async () => { preloading = true; } },
+      },
     },
     caches: {
       open: async (name) => cacheOf(name),
@@ -59,7 +63,7 @@ function worker({ online }) {
     await waited;
     return answer === undefined ? undefined : await answer;
   };
-  return { dispatch, stored, shown, fetched };
+  return { dispatch, stored, shown, fetched, preloading: () => preloading };
 }
 
 const get = (path, mode = "no-cors") => ({ request: { method: "GET", mode, url: `https://durak.example${path}` } });
@@ -86,12 +90,20 @@ test("online, pages come from the network, and game data is never answered by th
   assert.deepEqual([...sw.stored.get(CONFIG.cache).keys()], ["/offline/", ...CONFIG.assets]);
 });
 
+test("a page the browser fetched while the worker started is taken as it is", async () => {
+  const sw = worker({ online: true });
+  const preloadResponse = Promise.resolve("preloaded /lobby/");
+  assert.equal(await sw.dispatch("fetch", { ...get("/lobby/", "navigate"), preloadResponse }), "preloaded /lobby/");
+  assert.deepEqual(sw.fetched, []);
+});
+
 test("activating drops the caches of older workers", async () => {
   const sw = worker({ online: true });
   await sw.dispatch("install", {});
   sw.stored.set("durak-offline-old", new Map([["/offline/", "old"]]));
   await sw.dispatch("activate", {});
   assert.deepEqual([...sw.stored.keys()], [CONFIG.cache]);
+  assert.equal(sw.preloading(), true);
 });
 
 test("a push shows one notification per tag, which a newer one for the same table replaces", async () => {
