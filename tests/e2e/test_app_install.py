@@ -117,6 +117,33 @@ def test_iphone_safari_gets_the_share_steps_once_until_closed(browser, live_url,
     desktop.close()
 
 
+def test_where_the_browser_offers_to_install_the_hint_has_a_button_that_asks_it(
+    browser, live_url, screenshot
+):
+    context = browser.new_context(viewport=PHONE, locale="ru-RU")
+    page = context.new_page()
+    page.goto(f"{live_url}/")
+    hint = page.get_by_test_id("install-hint")
+    expect(hint).to_be_hidden()
+    # Chromium fires this only for a site it judges worth installing, after some use: the test
+    # fires it as the browser would, with the browser's prompt standing in.
+    page.evaluate(
+        """() => {
+          const offer = new Event("beforeinstallprompt", { cancelable: true });
+          offer.prompt = async () => { window.installPrompted = true; };
+          window.dispatchEvent(offer);
+          window.installOfferTaken = offer.defaultPrevented;
+        }"""
+    )
+    expect(hint.get_by_test_id("install-button")).to_be_visible()
+    assert page.evaluate("window.installOfferTaken")  # the browser's own banner waits
+    screenshot(page, "install-button-phone")
+    hint.get_by_test_id("install-button").click()
+    expect(hint).to_be_hidden()
+    assert page.evaluate("window.installPrompted")
+    context.close()
+
+
 def test_the_opt_in_says_so_when_the_browser_cannot_subscribe(browser, live_url):
     player = create_player(nickname="nopush", verified_email=True)
     page = log_in(browser, live_url, player, PHONE)
