@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 from datetime import timedelta
+from email.utils import parseaddr
 from pathlib import Path
 
 import dj_database_url
@@ -17,6 +18,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from durak_site import backups, embedded
+from durak_site.push import vapid
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -70,6 +72,7 @@ INSTALLED_APPS = [
     "durak_site",
     "durak_site.accounts",
     "durak_site.audit",
+    "durak_site.push",
     "wallet",
     "games",
 ]
@@ -108,6 +111,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "wallet.context_processors.header_balance",
                 "wallet.context_processors.play_reminder",
+                "durak_site.push.context_processors.push",
             ],
         },
     },
@@ -281,6 +285,30 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Durak <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# --- Push notifications ---------------------------------------------------------------------
+
+
+def _vapid_keys() -> tuple[str, str]:
+    private = os.environ.get("VAPID_PRIVATE_KEY", "")
+    public = os.environ.get("VAPID_PUBLIC_KEY", "")
+    if bool(private) != bool(public):
+        raise ImproperlyConfigured("Set both VAPID_PRIVATE_KEY and VAPID_PUBLIC_KEY, or neither.")
+    if private or not DEBUG:
+        return private, public  # without a key pair in production, push is off
+    # Development: a pair kept under var/, like the secret key.
+    return vapid.development_keys(embedded.VAR_DIR / "vapid.json")
+
+
+# Web Push (durak_site.push): the VAPID key pair and the contact push services may write to.
+VAPID_PRIVATE_KEY, VAPID_PUBLIC_KEY = _vapid_keys()
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT") or f"mailto:{parseaddr(DEFAULT_FROM_EMAIL)[1]}"
+# The browsers' push services subscriptions may point at (a leading dot: any host under it);
+# the server posts to a subscription's address, so no other is accepted.
+PUSH_SERVICE_HOSTS = env_list(
+    "PUSH_SERVICE_HOSTS",
+    "fcm.googleapis.com,updates.push.services.mozilla.com,web.push.apple.com,.notify.windows.com",
+)
 
 # --- Languages -----------------------------------------------------------------------------
 

@@ -2,8 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 
-from durak_site import health, views
+from durak_site import app_shell, health, views
 from durak_site.accounts import views as account_views
+from durak_site.push import views as push_views
 
 admin.site.site_header = _("Durak: staff")
 admin.site.site_title = _("Durak: staff")
@@ -15,6 +16,10 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
+    path("manifest.webmanifest", app_shell.manifest, name="manifest"),
+    path("sw.js", app_shell.service_worker, name="service_worker"),
+    path("offline/", app_shell.offline, name="offline"),
+    path("push/subscription/", push_views.subscription, name="push_subscription"),
     path("settings/table/", views.table_settings, name="table_settings"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/close/", account_views.close_account, name="account_close"),

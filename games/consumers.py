@@ -71,6 +71,7 @@ TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "chat_phrase": {"phrase": str},
     "chat_mute": {"nickname": str, "muted": bool},
     "chat_report": {"message": int},
+    "visibility": {"visible": bool},
     "ping": {},
 }
 LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
@@ -320,7 +321,7 @@ class TableConsumer(JsonSocket):
     """
 
     messages = TABLE_MESSAGES
-    commands = frozenset(TABLE_MESSAGES) - {"sync", "ping"}
+    commands = frozenset(TABLE_MESSAGES) - {"sync", "ping", "visibility"}
     joined = False
     # The players whose chat messages this user does not want to read.
     muted: frozenset[int] = frozenset()
@@ -401,6 +402,12 @@ class TableConsumer(JsonSocket):
 
     async def on_sync(self, message: dict) -> None:
         await self.send(text_data=self.held.frame())
+
+    async def on_visibility(self, message: dict) -> None:
+        """The page was hidden or shown: a player who does not see his table gets pushes."""
+        await sync_to_async(presence.set_visible, thread_sensitive=False)(
+            self.table_id, self.user.pk, self.channel_name, message["visible"]
+        )
 
     async def on_back(self, message: dict) -> None:
         try:

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
 
+from durak_site.batched_tasks import BatchedTask
 from durak_site.celery import app as celery_app
+from durak_site.push import services as push
 from games import broadcast, selectors
 from games.models import Table
 
 BOT_MOVE_TASK = "games.tasks.bot_move"
+NOTICE_TASK = "games.tasks.notify_players"
+# Pushes leave a move's thread without a round trip to the broker (durak_site.batched_tasks).
+_notices = BatchedTask(NOTICE_TASK)
 
 
 def _lobby_message(table_id: int) -> broadcast.Message:
@@ -99,6 +105,26 @@ class ChatDelivery:
         broadcast.deliver([broadcast.Message(broadcast.watch_group(self.table_id), body)])
 
 
+@dataclass(frozen=True)
+class PlayerNotice:
+    """Push a notice of ``kind`` about the table to those of the users who do not see it
+    (``games.services.notices``), from a task that carries the notices queued with it and is
+    dropped once they have all expired."""
+
+    table_id: int
+    user_ids: tuple[int, ...]
+    kind: str
+    expires_at: float
+    params: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def task_item(self) -> tuple:
+        return (self.table_id, [*self.user_ids], self.kind, self.expires_at, dict(self.params))
+
+    def __call__(self) -> None:
+        _notices.put(self.task_item, expires_at=self.expires_at)
+
+
 def publish(
     snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, lobby: bool
 ) -> None:
@@ -116,3 +142,14 @@ def schedule_bot_move(*, game_id: int, version: int) -> None:
 
 def send_chat(*, table_id: int, author_id: int, message: dict) -> None:
     transaction.on_commit(ChatDelivery(table_id, author_id, message))
+
+
+def notify_players(
+    *, table: Table, user_ids: list[int], kind: str, until: datetime | None, **params: str
+) -> None:
+    """Push `kind` to the users who do not see the table, until `until`. Practice tables push
+    nothing, and nothing is queued while push is off."""
+    if user_ids and until is not None and not table.practice and push.push_enabled():
+        transaction.on_commit(
+            PlayerNotice(table.pk, tuple(user_ids), kind, until.timestamp(), tuple(params.items()))
+        )

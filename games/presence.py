@@ -7,6 +7,10 @@ The socket refreshes its score every ``HEARTBEAT_SECONDS``; a member not seen fo
 ``STALE_SECONDS`` belongs to a process that died without closing it, and counts no more. So a
 crash heals itself within a minute, and adding or removing one socket never disturbs another
 (no shared counter to corrupt when sockets come and go quickly).
+
+A table page reports when it is hidden (another tab or app in front, the screen off): its
+socket is then also a member of a set per (table, user) until it is shown again or closes. A
+user with a live socket outside that set has the table in front of him, and gets no push.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from django.core.cache import cache
 
 HEARTBEAT_SECONDS = 20
 STALE_SECONDS = 60
+# A hidden page's mark outlives any socket; a closed socket's is removed with it, and one of a
+# process that died counts no more once its socket is stale.
+HIDDEN_SECONDS = 24 * 3600
 
 # One atomic step, so sockets opened at once on several processes cannot all slip under the cap.
 _CLAIM = """
@@ -98,10 +105,44 @@ def add(table_id: int, user_id: int, connection: str) -> bool:
     return seen is None or seen < now - STALE_SECONDS
 
 
+def hidden_key(table_id: int | str, user_id: int | str) -> str:
+    """The Redis key of one user's sockets at one table whose pages are hidden."""
+    return cache.make_key(f"games:hidden:{table_id}:{user_id}")
+
+
+def set_visible(table_id: int, user_id: int, connection: str, visible: bool) -> None:
+    """Record whether the page of one socket is in front of its user."""
+    name = hidden_key(table_id, user_id)
+    if visible:
+        redis_client().srem(name, connection)
+        return
+    with redis_client().pipeline() as pipe:
+        pipe.sadd(name, connection)
+        pipe.expire(name, HIDDEN_SECONDS)
+        pipe.execute()
+
+
+def watching(table_id: int, user_ids: list[int]) -> set[int]:
+    """Those of `user_ids` with a live socket at the table whose page is not hidden: one round
+    trip."""
+    since = time.time() - STALE_SECONDS
+    with redis_client().pipeline(transaction=False) as pipe:
+        for user_id in user_ids:
+            pipe.zrangebyscore(key(table_id, user_id), since, "+inf")
+            pipe.smembers(hidden_key(table_id, user_id))
+        answers = pipe.execute()
+    return {
+        user_id
+        for user_id, live, hidden in zip(user_ids, answers[::2], answers[1::2], strict=True)
+        if set(live) - hidden
+    }
+
+
 def remove(table_id: int, user_id: int, connection: str) -> int:
     """Forget one socket; returns how many live sockets the user still has at the table."""
     name = key(table_id, user_id)
     with redis_client().pipeline() as pipe:
+        pipe.srem(hidden_key(table_id, user_id), connection)
         pipe.zrem(table_key(table_id), f"{user_id}:{connection}")
         pipe.zrem(name, connection)
         pipe.zremrangebyscore(name, "-inf", time.time() - STALE_SECONDS)

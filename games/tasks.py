@@ -7,6 +7,7 @@ import threading
 from celery import shared_task, signals
 
 from games import broadcast, deadlines, services
+from games.services import notices
 
 
 @signals.worker_process_init.connect
@@ -27,3 +28,15 @@ def start_deadline_loop(**kwargs) -> None:
 def bot_move(game_id: int, version: int) -> bool:
     """Play a bot's move at a practice table if the game is still at `version`."""
     return services.bot_play(game_id=game_id, version=version)
+
+
+@shared_task(name="games.tasks.notify_players", ignore_result=True)
+def notify_players(notices_queued: list[list]) -> int:
+    """Push each notice about a table, as ``(table_id, user_ids, kind, expires_at, params)``,
+    to those of its users who do not see the table; the devices reached."""
+    return sum(
+        notices.players_notify(
+            table_id=table_id, user_ids=user_ids, kind=kind, expires_at=expires_at, params=params
+        )
+        for table_id, user_ids, kind, expires_at, params in notices_queued
+    )

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from wallet import deposits
+from wallet import deposits, withdrawals
 
 
 @shared_task(name="wallet.tasks.expire_payments", ignore_result=True)
 def expire_payments() -> int:
     """Payments whose provider never confirmed them expire; late notifications are ignored."""
     return deposits.payments_expire()
+
+
+@shared_task(name="wallet.tasks.notify_withdrawal_paid", ignore_result=True)
+def notify_withdrawal_paid(withdrawal_id: int) -> int:
+    """Tell the player's devices that his withdrawal was paid."""
+    return withdrawals.withdrawal_paid_notify(withdrawal_id=withdrawal_id)

@@ -7,18 +7,27 @@ member deciding at the same moment or a cancel racing an approval decides it onc
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.audit.services import record_staff_action
+from durak_site.celery import app as celery_app
+from durak_site.push import services as push
 from wallet import selectors, services
 from wallet.models import Withdrawal
 from wallet.money import format_money
 from wallet.services import InvalidCommand, WalletError
 
 PERMISSION = "wallet.approve_withdrawal"
+PAID_NOTICE_TASK = "wallet.tasks.notify_withdrawal_paid"
+# How long the push telling a player his withdrawal was paid waits for an offline device.
+PAID_NOTICE_SECONDS = 24 * 3600
 
 
 class WithdrawalError(WalletError):
@@ -119,7 +128,31 @@ def withdrawal_approve(*, withdrawal_id: int, staff_user, payout_reference: str 
         withdrawal.decided_at = now
         withdrawal.save()
         _record_approval(withdrawal, staff_user, "wallet.withdrawal_approve")
+        if push.push_enabled():
+            transaction.on_commit(partial(_send_paid_notice, withdrawal.pk))
     return withdrawal
+
+
+def _send_paid_notice(withdrawal_id: int) -> None:
+    celery_app.send_task(PAID_NOTICE_TASK, args=(withdrawal_id,))
+
+
+def withdrawal_paid_notify(*, withdrawal_id: int) -> int:
+    """Tell the player's devices that his withdrawal was paid; the number reached."""
+    withdrawal = Withdrawal.objects.filter(
+        pk=withdrawal_id, status=Withdrawal.Status.APPROVED
+    ).first()
+    if withdrawal is None:
+        return 0
+    notice = push.Notice(
+        title=_("Your withdrawal was paid"),
+        body=_("%(amount)s is on its way to you."),
+        url=reverse("wallet"),
+        topic="durak-wallet",
+        expires_at=withdrawal.decided_at.timestamp() + PAID_NOTICE_SECONDS,
+        params={"amount": lazy(format_money, str)(withdrawal.amount)},
+    )
+    return push.notify(user_ids=[withdrawal.user_id], notice=notice)
 
 
 def _record_approval(withdrawal: Withdrawal, staff_user, action: str) -> None:

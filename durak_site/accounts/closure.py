@@ -1,9 +1,9 @@
 """Closing an account: the player's personal data goes, his books and games stay.
 
 The nickname becomes «удалённый игрок №N» (N is the account's number), the e-mail address an
-address that cannot receive mail, the password unusable; his e-mail addresses and sessions are
-deleted. The ledger, seats, games and event logs keep pointing at the same row, so the books
-and the replays add up exactly as before, under the new name.
+address that cannot receive mail, the password unusable; his e-mail addresses, sessions and
+devices' push subscriptions are deleted. The ledger, seats, games and event logs keep pointing
+at the same row, so the books and the replays add up exactly as before, under the new name.
 
 What must hold before an account may close (no money left in the wallet, no seat at a table,
 nothing pending) belongs to the apps that know it. They register a check with
@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from durak_site.accounts.models import User
 from durak_site.audit.services import record_staff_action
+from durak_site.push.models import PushSubscription
 
 # The same in every language: it is the stored nickname, shown wherever the player was.
 CLOSED_NICKNAME = "удалённый игрок №{number}"
@@ -81,6 +82,7 @@ def _anonymise(user: User) -> None:
     user.groups.clear()
     user.user_permissions.clear()
     EmailAddress.objects.filter(user=user).delete()
+    PushSubscription.objects.filter(user=user).delete()
     _delete_sessions(user)
 
 

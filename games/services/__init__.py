@@ -17,6 +17,7 @@ never part of a larger one.
 - ``rating``: skill ratings from games with stakes
 - ``blocks``: staff blocks from tables with stakes
 - ``chat``: the table chat, players' mutes, reports and staff mutes
+- ``notices``: pushes to players about their tables (their move, a game dealt, a rematch)
 """
 
 from games.errors import GameError

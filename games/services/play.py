@@ -31,7 +31,7 @@ from games.models import (
     Seat,
     Table,
 )
-from games.services import rating
+from games.services import notices, rating
 from games.services._locks import is_int, lock_game
 from games.services.bank import bank_settle
 
@@ -68,6 +68,9 @@ def game_start(*, table: Table, listed: bool = True) -> Game:
     Seat.objects.filter(pk__in=absent).update(disconnected_at=game.started_at)
     # The table leaves the lobby.
     advance_and_save(Change(table, game, engine, seats), lobby=listed)
+    effects.notify_players(
+        table=table, user_ids=game.players, kind=notices.START, until=game.deadline
+    )
     return game
 
 
@@ -191,8 +194,13 @@ class Change:
     def __init__(self, table: Table, game: Game, engine: EngineGame, seats: list[Seat]) -> None:
         self.table, self.game, self.engine, self.seats = table, game, engine, seats
         self.version_before = game.version
+        self.waiting_before = engine.waiting_for  # whose turn begins with the change
         self.events: list[GameEvent] = []
         self.public: list[dict] = []  # the same moves as every seat sees them
+
+    def turns_begun(self) -> list[int]:
+        """The seats the game waits on now and did not before the change."""
+        return [seat for seat in self.engine.waiting_for if seat not in self.waiting_before]
 
     def seat_at(self, position: int) -> Seat:
         return next(seat for seat in self.seats if seat.position == position)
@@ -263,6 +271,13 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         events_from=change.version_before,
         lobby=lobby and not table.private,
     )
+    if result is None:
+        effects.notify_players(
+            table=table,
+            user_ids=[game.players[seat] for seat in change.turns_begun()],
+            kind=notices.TURN,
+            until=game.deadline,
+        )
 
 
 # What a move changes in its game's row, and what its finish changes besides.

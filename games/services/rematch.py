@@ -12,7 +12,7 @@ from durak_site.rows import prepared_cursor
 from games import effects
 from games.errors import GameError
 from games.models import Game, Seat, Table
-from games.services import play
+from games.services import notices, play
 from games.services._locks import active_seats, lock_game, lock_table
 from games.services.tables import seat_release, seat_take
 
@@ -41,6 +41,13 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
         else:
             # A finished game's table left the lobby when that game started.
             effects.announce(table=table, lobby=False)
+            effects.notify_players(
+                table=table,
+                user_ids=[uid for uid in game.players if uid not in {*confirmed, user.pk}],
+                kind=notices.REMATCH,
+                until=game.rematch_until,
+                nickname=user.username,
+            )
 
 
 def _latest_game_and_seated(table_id: int) -> tuple[int | None, list[int]]:

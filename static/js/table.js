@@ -324,7 +324,19 @@ function resync() {
   awayWatch.returned();
   socket.send({ type: "sync", version: store.state.version ?? 0 });
 }
-socket = new ReconnectingSocket(socketPath, { onMessage, onStatus, onOpen: resync, onWake: resync });
+// The server pushes "your move" to a player only while no page of his shows the table
+// (docs/protocol.md): a new socket counts as shown until it says otherwise.
+const reportVisibility = () => socket.send({ type: "visibility", visible: !document.hidden });
+socket = new ReconnectingSocket(socketPath, {
+  onMessage,
+  onStatus,
+  onOpen: () => {
+    resync();
+    if (document.hidden) reportVisibility();
+  },
+  onWake: resync,
+});
+document.addEventListener("visibilitychange", reportVisibility);
 onSettingsChange((current) => {
   document.body.dataset.cardSize = current.card_size;
   document.body.dataset.motion = current.motion;

@@ -60,6 +60,8 @@ def server_env(django_db_setup, django_db_blocker) -> dict[str, str]:
         "ACCOUNT_EMAIL_VERIFICATION": "optional",
         # Practice bots move sooner than by default, yet leave the page still between moves.
         "BOT_DELAY_SECONDS": "0.4,0.8",
+        # Devices may subscribe with a push service on this machine (tests/e2e/test_app_install).
+        "PUSH_SERVICE_HOSTS": "127.0.0.1",
     }
 
 

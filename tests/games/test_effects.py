@@ -7,26 +7,37 @@ from django.db import transaction
 
 from durak_site.celery import app as celery_app
 from games import effects, services, tasks
-from games.effects import Announcement, Publication
+from games.effects import Announcement, PlayerNotice, Publication
 from games.engine import Game as EngineGame
-from games.services import GameError
+from games.services import GameError, notices
 from tests.games.conftest import STAKE, create_player
 from tests.games.test_services import bot_move, play_out, seated_game
 
 pytestmark = pytest.mark.django_db
 
 
-def test_a_move_publishes_its_states_once_and_queues_no_task(
+def test_a_move_publishes_its_states_once_and_queues_one_notice_of_the_turns_it_begins(
     django_capture_on_commit_callbacks,
 ):
     game, users = seated_game(3)
     before = game.version
+    waiting_before = EngineGame.from_dict(game.state).waiting_for
     with django_capture_on_commit_callbacks() as callbacks:
         bot_move(game, users)
     game.refresh_from_db()
     assert game.version == before + 1
-    [publication] = callbacks
+    [publication, notice] = callbacks
     assert isinstance(publication, Publication)
+    # The push task is queued after the commit, for the players the game now waits on anew,
+    # and expires with their deadline.
+    begun = [s for s in EngineGame.from_dict(game.state).waiting_for if s not in waiting_before]
+    assert begun
+    assert notice == PlayerNotice(
+        game.table_id,
+        tuple(game.players[seat] for seat in begun),
+        notices.TURN,
+        game.deadline.timestamp(),
+    )
     # The deadline is the game's indexed column alone (games.deadlines): nothing is queued.
     assert publication.snapshot.game.deadline == game.deadline
     assert publication.events_from == before
@@ -68,7 +79,16 @@ def test_a_rematch_confirmation_and_its_deal_tell_the_table_and_not_the_lobby(
     game = play_out(game, users)
     with django_capture_on_commit_callbacks() as callbacks:
         services.rematch_confirm(game_id=game.pk, user=users[0])
-    assert callbacks == [Announcement(game.table_id, lobby=False)]
+    assert callbacks == [
+        Announcement(game.table_id, lobby=False),
+        PlayerNotice(
+            game.table_id,
+            (users[1].pk,),
+            notices.REMATCH,
+            game.rematch_until.timestamp(),
+            (("nickname", users[0].username),),
+        ),
+    ]
     # Withdrawing the confirmation leaves the table as closed as it was.
     with django_capture_on_commit_callbacks() as callbacks:
         services.table_leave(table_id=game.table_id, user=users[0])
@@ -79,6 +99,11 @@ def test_a_rematch_confirmation_and_its_deal_tell_the_table_and_not_the_lobby(
         services.rematch_confirm(game_id=game.pk, user=users[1])
     [dealt] = [callback for callback in callbacks if isinstance(callback, Publication)]
     assert dealt.snapshot.game.number == 2 and not dealt.lobby
+    # Both players hear that the new game is dealt; the first mover's turn began with the deal.
+    [started] = [callback for callback in callbacks if isinstance(callback, PlayerNotice)]
+    assert started.kind == notices.START
+    assert set(started.user_ids) == {users[0].pk, users[1].pk}
+    assert started.expires_at == dealt.snapshot.game.deadline.timestamp()
 
 
 def test_the_last_player_leaving_an_open_table_takes_it_out_of_the_lobby(
@@ -94,6 +119,15 @@ def test_the_last_player_leaving_an_open_table_takes_it_out_of_the_lobby(
 def test_the_effects_send_tasks_the_worker_knows_by_name():
     assert tasks.bot_move.name == effects.BOT_MOVE_TASK
     assert effects.BOT_MOVE_TASK in celery_app.tasks
+    assert effects.NOTICE_TASK in celery_app.tasks
+
+
+def test_a_site_without_push_queues_no_notice(django_capture_on_commit_callbacks, settings):
+    game, users = seated_game(3)
+    settings.VAPID_PRIVATE_KEY = settings.VAPID_PUBLIC_KEY = ""
+    with django_capture_on_commit_callbacks() as callbacks:
+        bot_move(game, users)
+    assert [type(callback) for callback in callbacks] == [Publication]
 
 
 def test_a_move_is_never_part_of_a_larger_transaction():
