@@ -24,6 +24,7 @@ import { renderLog } from "./table/views/log.js";
 import { bindPlayerCards } from "./table/views/player-card.js";
 import { renderPlayfield } from "./table/views/playfield.js";
 import { renderResult } from "./table/views/result.js";
+import { bindMenu, renderScreen } from "./table/views/screen.js";
 import { renderSeatButtons } from "./table/views/seat-buttons.js";
 import { renderSeats } from "./table/views/seats.js";
 import { renderTurn } from "./table/views/turn.js";
@@ -68,6 +69,7 @@ function context() {
 
 function render() {
   const ctx = context();
+  renderScreen(ctx);
   renderInfo(ctx);
   renderSeats(ctx);
   renderDeck(ctx);
@@ -198,6 +200,7 @@ els.playfield.addEventListener("click", (event) => {
 });
 
 bindAway(() => socket.send({ type: "back" }));
+bindMenu();
 // The rematch is confirmed over the socket; while it is down, the form posts and the page reloads.
 document.getElementById("result").addEventListener("submit", (event) => {
   if (!socket.send({ type: "rematch", game: store.gameId })) return;
