@@ -400,6 +400,42 @@ def check_names_show(page: Page, screen: str) -> None:
         assert needed <= shown + 0.5, (screen, name, needed, shown)
 
 
+def check_away_notice_clears_the_hand(
+    browser, live_url: str, page: Page, screen: str, game: Game, seat: int, other, screenshot
+) -> None:
+    """The away notice lies over the board, clear of the hand, the actions and the clock."""
+    from games.models import Seat
+
+    Seat.objects.filter(table_id=game.table_id, position=seat, left_at__isnull=True).update(
+        away=True
+    )
+    # His own connection would end the mark: another player's brings the table the news.
+    watcher = open_screen(browser, live_url, other, screen, f"/table/{game.table_id}/")
+    notice = page.get_by_test_id("away-notice")
+    expect(notice).to_be_visible()
+    screenshot(page, f"fit-away-{screen}")
+    box = notice.evaluate(NODE_BOX)
+    found = page.evaluate(TABLE_BOXES)
+    for name in ("hand", "actions", "clock"):
+        assert not overlap(box, found[name]), (screen, name, box, found[name])
+    page.get_by_test_id("back").click()
+    expect(notice).to_be_hidden()
+    watcher.context.close()
+
+
+def check_large_cards_fit(page: Page, screen: str) -> None:
+    """Large cards still leave the hand and the actions in view; the size goes back after."""
+    for size in ("large", "medium"):
+        page.get_by_test_id("settings-open").click()
+        # Saved before the next page of the player reads it.
+        with page.expect_response(lambda response: response.url.endswith("/settings/table/")):
+            page.get_by_test_id("setting-card-size").select_option(size)
+        page.get_by_test_id("settings-close").click()
+        expect(page.locator("body")).to_have_attribute("data-card-size", size)
+        found = check_table_fits(page, screen, cards=20)
+        check_desktop_fits(found, screen)
+
+
 def tap(page: Page, locator, screen: str) -> None:
     if screen in PHONES:
         locator.tap(position={"x": 12, "y": 14})
@@ -493,6 +529,12 @@ def test_the_table_fits_every_screen_from_the_deal_to_the_result(
             assert box["x"] >= 0 and box["x"] + box["width"] <= PHONES[screen]["width"], box
         if screen in DESKTOPS:
             check_desktop_fits(found, screen)
+        if screen in ("phone-360x640", "desktop-1280x720"):
+            check_away_notice_clears_the_hand(
+                browser, live_url, page, screen, game, (leader_seat + 1) % 6, leader, screenshot
+            )
+        if screen == "desktop-1280x720":
+            check_large_cards_fit(page, screen)
         page.context.close()
 
     # The result lies over the board, its «Сыграть ещё» in view.

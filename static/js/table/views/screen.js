@@ -11,9 +11,15 @@ function setMenu(open) {
   menuButton.setAttribute("aria-expanded", open ? "true" : "false");
 }
 
-/** The menu button folds the header out and back; Escape or a tap beside it folds it too. */
+/**
+ * The menu button folds the header out and back; Escape, a tap beside it or one of its buttons
+ * (a dialog opens, the sound changes) folds it too.
+ */
 export function bindMenu() {
   menuButton.addEventListener("click", () => setMenu(!body.classList.contains("menu-open")));
+  header.addEventListener("click", (event) => {
+    if (event.target.closest("button")) setMenu(false);
+  });
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && body.classList.contains("menu-open")) {
       setMenu(false);
