@@ -25,6 +25,7 @@ import { renderLog } from "./table/views/log.js";
 import { bindPlayerCards } from "./table/views/player-card.js";
 import { renderPlayfield } from "./table/views/playfield.js";
 import { renderResult } from "./table/views/result.js";
+import { bindMenu, renderScreen } from "./table/views/screen.js";
 import { renderSeatButtons } from "./table/views/seat-buttons.js";
 import { renderSeats } from "./table/views/seats.js";
 import { renderTurn } from "./table/views/turn.js";
@@ -74,6 +75,7 @@ function context() {
 
 function render() {
   const ctx = context();
+  renderScreen(ctx);
   renderInfo(ctx);
   renderSeats(ctx);
   renderDeck(ctx);
@@ -205,6 +207,7 @@ els.playfield.addEventListener("click", (event) => {
 });
 
 bindAway(() => socket.send({ type: "back" }));
+bindMenu();
 // The rematch is confirmed over the socket; while it is down, the form posts and the page reloads.
 // A new practice game is always a page of its own: its form posts.
 document.getElementById("result").addEventListener("submit", (event) => {

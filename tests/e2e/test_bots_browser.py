@@ -29,7 +29,9 @@ def test_a_practice_game_against_three_bots_played_to_the_end_by_clicks_on_a_pho
     practice.locator("select[name=level]").select_option("novice")
     practice.get_by_test_id("practice-submit").click()
     expect(page).to_have_url(re.compile(r"/table/\d+/$"))
-    expect(page.get_by_test_id("practice-mark")).to_be_visible()
+    # A phone's table folds the header (with the table's title) into its menu: the top bar
+    # says it is practice.
+    expect(page.get_by_test_id("practice-bar-mark")).to_be_visible()
     expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
     table = Table.objects.get(pk=int(page.url.rstrip("/").rsplit("/", 1)[1]))
     assert table.practice and table.bot_level == "novice"

@@ -72,8 +72,11 @@ def test_chat_reaches_the_table_spectators_only_read_mutes_hide_and_reports_reac
     expect(watcher.get_by_test_id("chat-spectator")).to_contain_text(SPECTATORS_NOTE[locale])
     assert ChatMessage.objects.filter(table_id=game.table_id).count() == 2
 
-    # Mid-bout, with the chat open.
+    # Mid-bout, with the chat open (on a phone the leader folds his sheet off the board first).
+    if viewport is PHONE:
+        page.get_by_test_id("chat").locator("summary").first.click()
     lead(page)
+    open_chat(page)
     wait_for_version(other, game.version + 1)
     expect(other.locator("#playfield .pcard")).to_have_count(1)
     shot(screenshot, other, "board-chat", viewport, locale)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from games import services
+from games.engine import Game as EngineGame
 from games.models import Game
 from tests.players import PASSWORD, create_player, session_cookie
 
@@ -80,6 +82,9 @@ def watch_policy(page: Page, blocked: list[str]) -> None:
 
 
 def switch_language(page: Page, code: str) -> None:
+    menu = page.locator("#table-menu")
+    if menu.count() and menu.is_visible():  # a phone's table folds the header into its menu
+        menu.click()
     with page.expect_navigation():
         page.select_option("select[name=language]", code)
     expect(page.locator("html")).to_have_attribute("lang", code)
@@ -111,11 +116,6 @@ def test_six_players_fit_a_phone_with_readable_cards_and_tap_targets(
     for label in hand.evaluate_all("cards => cards.map(c => c.getAttribute('aria-label'))"):
         assert RUSSIAN_CARD.match(label), label
     expect(page.get_by_test_id("table-info")).to_contain_text("Подкидывание")
-    for control in boxes(
-        page.locator(".site-header a:not([hidden]), .site-header button, .site-header select")
-    ):
-        assert control["height"] >= MIN_TAP_PX, control
-    screenshot(page, "board-phone-6")
 
     switch_language(page, "en")
     expect(hand).to_have_count(6)
@@ -255,3 +255,377 @@ def test_a_tab_over_the_socket_cap_says_so_and_connects_once_a_tab_closes(
     expect(banner).to_be_hidden(timeout=20_000)
     expect(second.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
     first.context.close()
+
+
+# Phones are emulated as phones (touch, a mobile viewport, a dense screen); desktops as windows.
+PHONES = {
+    "phone-360x640": {"width": 360, "height": 640, "scale": 2},
+    "phone-360x740": {"width": 360, "height": 740, "scale": 2},
+    "phone-390x844": {"width": 390, "height": 844, "scale": 3},
+    "phone-740x360": {"width": 740, "height": 360, "scale": 2},
+}
+DESKTOPS = {
+    "desktop-1280x720": {"width": 1280, "height": 720},
+    "desktop-1366x768": {"width": 1366, "height": 768},
+    "desktop-1920x1080": {"width": 1920, "height": 1080},
+}
+MIN_CARD_TAP_PX = 44
+NAME_CHARS = 12
+
+
+def screen_context(browser, screen: str):
+    if screen in PHONES:
+        size = PHONES[screen]
+        return browser.new_context(
+            viewport={"width": size["width"], "height": size["height"]},
+            device_scale_factor=size["scale"],
+            is_mobile=True,
+            has_touch=True,
+            locale="ru-RU",
+        )
+    return browser.new_context(viewport=DESKTOPS[screen], locale="ru-RU")
+
+
+def open_screen(browser, live_url: str, user, screen: str, path: str) -> Page:
+    page = log_in_context(screen_context(browser, screen), live_url, user)
+    page.goto(f"{live_url}{path}")
+    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+    return page
+
+
+# Viewport-relative boxes of the regions the player needs, and what the page scrolls.
+TABLE_BOXES = """() => {
+  const box = (node) => {
+    if (!node) return null;
+    const b = node.getBoundingClientRect();
+    return {x: b.x, y: b.y, right: b.right, bottom: b.bottom, width: b.width, height: b.height};
+  };
+  const hand = document.getElementById("hand");
+  return {
+    hand: box(hand),
+    actions: box(document.getElementById("actions")),
+    clock: box(document.getElementById("turn-clock")),
+    seat: box(document.querySelector(".me > .seat")),
+    board: box(document.querySelector(".board")),
+    chat: box(document.getElementById("chat")),
+    log: box(document.getElementById("log").closest("section")),
+    layer: box(document.getElementById("result")),
+    result: box(document.querySelector("#result .result")),
+    cards: [...hand.querySelectorAll(".pcard")].map(box),
+    handScrolls: hand.scrollWidth > hand.clientWidth + 1,
+    scrollWidth: document.scrollingElement.scrollWidth,
+    scrollHeight: document.scrollingElement.scrollHeight,
+    clocks: [...document.querySelectorAll(".turn-clock.on, .me .seat .timer")].length,
+  };
+}"""
+
+
+NODE_BOX = """node => {
+  const b = node.getBoundingClientRect();
+  return {x: b.x, y: b.y, right: b.right, bottom: b.bottom};
+}"""
+
+
+def inside(box: dict, width: int, height: int) -> bool:
+    return (
+        box["x"] >= -0.5
+        and box["y"] >= -0.5
+        and box["right"] <= width + 0.5
+        and box["bottom"] <= height + 0.5
+    )
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return (
+        min(a["right"], b["right"]) - max(a["x"], b["x"]) > 0.5
+        and min(a["bottom"], b["bottom"]) - max(a["y"], b["y"]) > 0.5
+    )
+
+
+def check_table_fits(page: Page, screen: str, *, cards: int) -> dict:
+    """The hand, the actions, the clock and the own plaque lie in the viewport, apart; the
+    page scrolls neither way; every card is a tap target; one clock counts the own move."""
+    size = PHONES.get(screen) or DESKTOPS[screen]
+    width, height = size["width"], size["height"]
+    expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(cards)
+    found = page.evaluate(TABLE_BOXES)
+    regions = {name: found[name] for name in ("hand", "actions", "clock", "seat")}
+    for name, box in regions.items():
+        assert box and box["width"] > 0 and box["height"] > 0, (screen, name, box)
+        assert inside(box, width, height), (screen, name, box)
+    names = list(regions)
+    for first, a in enumerate(names):
+        for b in names[first + 1 :]:
+            assert not overlap(regions[a], regions[b]), (screen, a, regions[a], b, regions[b])
+    assert found["scrollWidth"] <= width, (screen, found["scrollWidth"])
+    assert found["scrollHeight"] <= height, (screen, found["scrollHeight"])
+    hand = found["hand"]
+    for card in found["cards"]:
+        assert card["width"] >= MIN_CARD_TAP_PX, (screen, card)
+        assert hand["y"] <= card["y"] and card["bottom"] <= hand["bottom"] + 0.5, (screen, card)
+        if not found["handScrolls"]:
+            assert hand["x"] <= card["x"] and card["right"] <= hand["right"] + 0.5, (screen, card)
+    rows: dict[float, list[float]] = {}
+    for card in found["cards"]:
+        rows.setdefault(round(card["y"]), []).append(card["x"])
+    for lefts in rows.values():
+        lefts.sort()
+        steps = [b - a for a, b in zip(lefts, lefts[1:], strict=False)]
+        assert all(step >= MIN_CARD_TAP_PX - 1 for step in steps), (screen, steps)
+    return found
+
+
+def check_desktop_fits(found: dict, screen: str) -> None:
+    """Board, chat and move log in one screen without scrolling."""
+    size = DESKTOPS[screen]
+    for name in ("board", "chat", "log"):
+        assert inside(found[name], size["width"], size["height"]), (screen, name, found[name])
+
+
+def check_names_show(page: Page, screen: str) -> None:
+    """Every opponent's nickname shows its first twelve characters (all, when shorter)."""
+    widths = page.locator(".opponents .seat .nick").evaluate_all(
+        """(nicks, chars) => nicks.map(nick => {
+            const range = document.createRange();
+            const text = nick.firstChild;
+            range.setStart(text, 0);
+            range.setEnd(text, Math.min(chars, text.length));
+            return [nick.textContent, range.getBoundingClientRect().width, nick.clientWidth];
+        })""",
+        NAME_CHARS,
+    )
+    assert widths
+    for name, needed, shown in widths:
+        assert needed <= shown + 0.5, (screen, name, needed, shown)
+
+
+def check_away_notice_clears_the_hand(
+    browser, live_url: str, page: Page, screen: str, game: Game, seat: int, other, screenshot
+) -> None:
+    """The away notice lies over the board, clear of the hand, the actions and the clock."""
+    from games.models import Seat
+
+    Seat.objects.filter(table_id=game.table_id, position=seat, left_at__isnull=True).update(
+        away=True
+    )
+    # His own connection would end the mark: another player's brings the table the news.
+    watcher = open_screen(browser, live_url, other, screen, f"/table/{game.table_id}/")
+    notice = page.get_by_test_id("away-notice")
+    expect(notice).to_be_visible()
+    screenshot(page, f"fit-away-{screen}")
+    box = notice.evaluate(NODE_BOX)
+    found = page.evaluate(TABLE_BOXES)
+    for name in ("hand", "actions", "clock"):
+        assert not overlap(box, found[name]), (screen, name, box, found[name])
+    page.get_by_test_id("back").click()
+    expect(notice).to_be_hidden()
+    watcher.context.close()
+
+
+def check_large_cards_fit(page: Page, screen: str) -> None:
+    """Large cards still leave the hand and the actions in view; the size goes back after."""
+    for size in ("large", "medium"):
+        page.get_by_test_id("settings-open").click()
+        # Saved before the next page of the player reads it.
+        with page.expect_response(lambda response: response.url.endswith("/settings/table/")):
+            page.get_by_test_id("setting-card-size").select_option(size)
+        page.get_by_test_id("settings-close").click()
+        expect(page.locator("body")).to_have_attribute("data-card-size", size)
+        found = check_table_fits(page, screen, cards=20)
+        check_desktop_fits(found, screen)
+
+
+def tap(page: Page, locator, screen: str) -> None:
+    if screen in PHONES:
+        locator.tap(position={"x": 12, "y": 14})
+    else:
+        locator.click(position={"x": 12, "y": 14})
+
+
+def defend_twenty(game: Game, seat: int) -> None:
+    """Rewrite a fresh six-seat deal: `seat` defends against one card holding twenty, the five
+    other seats three each (no talon left)."""
+    from django.utils import timezone
+
+    state = game.state
+    players = len(state["hands"])
+    attacker = (seat - 1) % players
+    deck = sorted(card for hand in state["hands"] for card in hand) + state["talon"]
+    hands: list[list[str]] = [[] for _ in range(players)]
+    hands[seat] = deck[:20]
+    rest = deck[20:]
+    attack = rest.pop()
+    for offset in range(1, players):
+        other = (seat + offset) % players
+        hands[other], rest = rest[:3], rest[3:]
+    assert not rest
+    state.update(
+        hands=hands,
+        talon=[],
+        table=[{"attack": attack, "defense": None}],
+        attacker=attacker,
+        defender=seat,
+        passed=[],
+        taking=False,
+        first_bout=False,
+    )
+    EngineGame.from_dict(state)  # the rewritten deal is a valid one
+    Game.objects.filter(pk=game.pk).update(
+        state=state, deadline=timezone.now() + timedelta(minutes=10)
+    )
+
+
+def test_the_table_fits_every_screen_from_the_deal_to_the_result(
+    browser, live_url, screenshot, off_loop, play_out
+):
+    """Six seats, on four phones and three desktops: at the deal, mid-bout with twenty cards
+    in hand, and on the result."""
+    players = [funded_player(f"fitscreen{n}player".ljust(16, "q")) for n in range(6)]
+    table = off_loop(services.table_create, user=players[0], stake=10_00, seats=6)
+    for user in players[1:]:
+        off_loop(services.table_join, table_id=table.pk, user=user)
+    game = Game.objects.get(table=table)
+    game.deadline = game.deadline + timedelta(minutes=10)
+    game.save(update_fields=["deadline"])
+    leader_seat = EngineGame.from_dict(game.state).attacker
+    leader = next(user for user in players if user.pk == game.players[leader_seat])
+    path = f"/table/{table.pk}/"
+
+    # The deal: the leader's own hand, his actions and his one clock are in view at once.
+    for screen in (*PHONES, *DESKTOPS):
+        page = open_screen(browser, live_url, leader, screen, path)
+        expect(page.get_by_test_id("turn-clock")).to_be_visible()
+        expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
+        screenshot(page, f"fit-deal-{screen}")
+        found = check_table_fits(page, screen, cards=6)
+        assert found["clocks"] == 1, screen
+        card = page.locator("#hand .pcard.playable").first
+        tap(page, card, screen)
+        expect(card).to_have_class(re.compile(r"\bselected\b"))
+        lifted = card.evaluate(NODE_BOX)
+        for name in ("seat", "clock", "actions"):
+            assert not overlap(lifted, found[name]), (screen, name, lifted, found[name])
+        expect(page.get_by_test_id("play")).to_be_visible()
+        if screen in DESKTOPS:
+            check_desktop_fits(found, screen)
+            check_names_show(page, screen)
+        page.context.close()
+
+    # Mid-bout: the defender holds twenty cards.
+    defender = next(user for user in players if user.pk == game.players[(leader_seat + 1) % 6])
+    defend_twenty(game, (leader_seat + 1) % 6)
+    for screen in (*PHONES, *DESKTOPS):
+        page = open_screen(browser, live_url, defender, screen, path)
+        expect(page.get_by_test_id("take")).to_be_visible()
+        expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(20)
+        screenshot(page, f"fit-twenty-{screen}")
+        found = check_table_fits(page, screen, cards=20)
+        assert found["clocks"] == 1, screen
+        if found["handScrolls"]:
+            last = page.locator("#hand .pcard").last
+            last.scroll_into_view_if_needed()
+            box = last.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONES[screen]["width"], box
+        if screen in DESKTOPS:
+            check_desktop_fits(found, screen)
+        if screen in ("phone-360x640", "desktop-1280x720"):
+            check_away_notice_clears_the_hand(
+                browser, live_url, page, screen, game, (leader_seat + 1) % 6, leader, screenshot
+            )
+        if screen == "desktop-1280x720":
+            check_large_cards_fit(page, screen)
+        page.context.close()
+
+    # The result lies over the board, its «Сыграть ещё» in view.
+    off_loop(play_out, Game.objects.get(pk=game.pk))
+    for screen in (*PHONES, *DESKTOPS):
+        page = open_screen(browser, live_url, defender, screen, path)
+        expect(page.get_by_test_id("result")).to_be_visible()
+        screenshot(page, f"fit-result-{screen}")
+        found = page.evaluate(TABLE_BOXES)
+        size = PHONES.get(screen) or DESKTOPS[screen]
+        for name in ("hand", "actions", "clock", "layer"):
+            assert inside(found[name], size["width"], size["height"]), (screen, name, found[name])
+        for a, b in (("hand", "actions"), ("hand", "clock"), ("actions", "clock")):
+            if found[a]["height"] and found[b]["height"]:
+                assert not overlap(found[a], found[b]), (screen, a, b)
+        board, layer, result = found["board"], found["layer"], found["result"]
+        assert board["x"] <= layer["x"] and layer["right"] <= board["right"], (screen, layer)
+        assert board["y"] <= layer["y"] and layer["bottom"] <= board["bottom"], (screen, layer)
+        assert layer["x"] <= result["x"] and result["right"] <= layer["right"], (screen, result)
+        assert found["scrollWidth"] <= size["width"], screen
+        # A long result scrolls inside its layer: «Сыграть ещё» is always within reach.
+        page.evaluate("() => document.querySelector('[data-testid=rematch]').scrollIntoView()")
+        expect(page.get_by_test_id("rematch")).to_be_in_viewport(ratio=1)
+        page.context.close()
+
+
+def test_a_phone_table_folds_the_header_into_a_menu_and_the_chat_into_a_sheet(
+    browser, live_url, screenshot, off_loop
+):
+    host, guest = funded_player("menuhost"), funded_player("menuguest")
+    table = off_loop(services.table_create, user=host, stake=10_00, seats=2)
+    off_loop(services.table_join, table_id=table.pk, user=guest)
+    screen = "phone-360x740"
+    page = open_screen(browser, live_url, host, screen, f"/table/{table.pk}/")
+    header = page.locator("#site-header")
+    expect(header).to_be_hidden()
+    menu = page.get_by_test_id("table-menu")
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    menu.tap()
+    expect(header).to_be_visible()
+    expect(menu).to_have_attribute("aria-expanded", "true")
+    expect(page.get_by_test_id("table-info")).to_contain_text("Ставка")
+    controls = page.locator(
+        ".site-header a:not([hidden]), .site-header button, .site-header select"
+    )
+    shown = [box for box in boxes(controls) if box["width"]]  # hidden forms stay folded
+    assert len(shown) >= 8
+    for control in shown:
+        assert control["height"] >= MIN_TAP_PX, control
+    screenshot(page, f"fit-menu-{screen}")
+    page.keyboard.press("Escape")
+    expect(header).to_be_hidden()
+
+    chat = page.get_by_test_id("chat")
+    expect(chat).not_to_have_attribute("open", "")
+    chat.locator("summary").first.tap()
+    expect(chat).to_have_attribute("open", "")
+    chat.evaluate("node => Promise.all(node.getAnimations().map(slide => slide.finished))")
+    sheet = chat.bounding_box()
+    assert sheet["y"] > 0 and abs(sheet["y"] + sheet["height"] - 740) < 1, sheet
+    expect(page.get_by_test_id("chat-input")).to_be_visible()
+    screenshot(page, f"fit-chat-{screen}")
+    page.context.close()
+
+
+def test_practice_bots_names_show_in_full_and_the_pages_fit_a_phone(
+    browser, live_url, screenshot, off_loop
+):
+    player = funded_player("practicefit")
+    table = off_loop(services.practice_start, user=player, players=4, level="novice")
+    for screen in DESKTOPS:
+        page = open_screen(browser, live_url, player, screen, f"/table/{table.pk}/")
+        nicks = page.locator(".opponents .seat .nick")
+        expect(nicks).to_have_count(3)
+        for name in nicks.all_text_contents():
+            assert name.startswith("Новичок"), name
+        assert nicks.evaluate_all("ns => ns.every(n => n.scrollWidth <= n.clientWidth)"), screen
+        check_names_show(page, screen)
+        page.context.close()
+
+    context = screen_context(browser, "phone-360x640")
+    page = log_in_context(context, live_url, player)
+    for name, path in (
+        ("home", "/"),
+        ("lobby", "/lobby/"),
+        ("profile", "/profile/"),
+        ("wallet", "/wallet/"),
+        ("rules", "/rules/"),
+    ):
+        page.goto(f"{live_url}{path}")
+        scroll_width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert scroll_width <= 360, (path, scroll_width)
+        screenshot(page, f"fit-page-{name}-phone-360x640")
+    context.close()

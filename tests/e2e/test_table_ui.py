@@ -89,6 +89,14 @@ def lead(page: Page) -> None:
     page.get_by_test_id("playfield").click(position={"x": 8, "y": 8})
 
 
+def in_header(page: Page, test_id: str):
+    """A control of the site header: a phone's table folds the header into its menu."""
+    menu = page.get_by_test_id("table-menu")
+    if menu.is_visible() and menu.get_attribute("aria-expanded") != "true":
+        menu.click()
+    return page.get_by_test_id(test_id)
+
+
 def wait_for_version(page: Page, version: int) -> None:
     page.wait_for_function("v => window.durakTable.state.version >= v", arg=version)
 
@@ -236,7 +244,7 @@ def test_settings_persist_across_reloads_and_shape_the_table(
 ):
     _game, page, watcher = both_pages(browser, live_url, off_loop, "tidy", viewport, locale)
     card_width = first_card_width(page)
-    page.get_by_test_id("settings-open").click()
+    in_header(page, "settings-open").click()
     dialog = page.get_by_test_id("settings-dialog")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text(TEXT[locale]["settings"])
@@ -247,7 +255,7 @@ def test_settings_persist_across_reloads_and_shape_the_table(
     page.get_by_test_id("settings-close").click()
     # Saved before the reload: a reload cuts off a save still on its way.
     with page.expect_response(lambda response: response.url.endswith("/settings/table/")):
-        page.get_by_test_id("sound-toggle").click()
+        in_header(page, "sound-toggle").click()
     expect(page.get_by_test_id("sound-toggle")).to_have_attribute("aria-pressed", "false")
 
     page.reload()
@@ -260,7 +268,7 @@ def test_settings_persist_across_reloads_and_shape_the_table(
         arg=card_width,
     )
     expect(page.get_by_test_id("sound-toggle")).to_have_attribute("aria-pressed", "false")
-    page.get_by_test_id("settings-open").click()
+    in_header(page, "settings-open").click()
     expect(page.get_by_test_id("setting-hand-order")).to_have_value("suit")
     expect(page.get_by_test_id("setting-confirm-take")).to_be_checked()
     page.get_by_test_id("settings-close").click()
@@ -274,7 +282,7 @@ def test_settings_persist_across_reloads_and_shape_the_table(
     assert watcher.evaluate("() => window.durakTable.sounds")[-1] == "turn"
 
     # «Take» asks once more where the taker's settings say so (the watcher's do not).
-    watcher.get_by_test_id("settings-open").click()
+    in_header(watcher, "settings-open").click()
     watcher.get_by_test_id("setting-confirm-take").check()
     watcher.get_by_test_id("settings-close").click()
     take = watcher.get_by_test_id("take")
@@ -310,7 +318,7 @@ def test_a_hidden_tab_gets_a_notification_of_the_turn_when_opted_in(
     watcher = log_in_context(watcher_context, live_url, other)
     watcher.goto(f"{live_url}/table/{table.pk}/")
     watcher.wait_for_function("() => window.durakTable && window.durakTable.connected")
-    watcher.get_by_test_id("settings-open").click()
+    in_header(watcher, "settings-open").click()
     watcher.get_by_test_id("setting-notifications").check()
     expect(watcher.get_by_test_id("setting-notifications")).to_be_checked()
     watcher.get_by_test_id("settings-close").click()
@@ -321,7 +329,7 @@ def test_a_hidden_tab_gets_a_notification_of_the_turn_when_opted_in(
     wait_for_version(watcher, version + 1)
     assert watcher.evaluate("() => window.__notes") == [TEXT[locale]["notify"]]
     watcher.reload()
-    watcher.get_by_test_id("settings-open").click()
+    in_header(watcher, "settings-open").click()
     expect(watcher.get_by_test_id("setting-notifications")).to_be_checked()
 
 
@@ -574,7 +582,7 @@ def finished_table_page(browser, live_url, off_loop, play_out, prefix: str, view
 
 
 @EVERY_SCREEN
-def test_a_started_rematch_shows_the_top_of_the_page(
+def test_a_started_rematch_shows_the_new_hand(
     browser, live_url, off_loop, play_out, viewport, locale
 ):
     table, game, leader, other, page = finished_table_page(
@@ -588,13 +596,13 @@ def test_a_started_rematch_shows_the_top_of_the_page(
     expect(page.get_by_test_id("rematch-info")).to_contain_text(leader.username)
     expect(page.get_by_test_id("rematch")).to_be_disabled()
     assert page.evaluate("() => window.keptPage === true")
-    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-    page.wait_for_function("() => window.scrollY > 0")
 
     other_page.get_by_test_id("rematch").click()
-    # The new game reaches the first player's page over its socket, scrolled to the top.
-    expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
-    page.wait_for_function("() => window.scrollY === 0")
+    # The new game reaches the first player's page over its socket, the new hand in view.
+    hand = page.get_by_test_id("hand").locator(".pcard")
+    expect(hand).to_have_count(6)
+    for card in hand.all():
+        expect(card).to_be_in_viewport(ratio=1)
 
 
 @EVERY_SCREEN

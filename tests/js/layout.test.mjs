@@ -13,7 +13,7 @@ test("the own seat comes first, the others clockwise after it", () => {
 
 test("a hand spreads out when there is room", () => {
   const layout = handLayout({ count: 6, cardWidth: 74, available: 1000, gap: 6, minVisible: 40 });
-  assert.deepEqual(layout, { rows: 1, perRow: 6, step: 80 });
+  assert.deepEqual(layout, { rows: 1, perRow: 6, step: 80, scrolls: false });
 });
 
 test("a long hand on a phone overlaps, then wraps, keeping each corner visible", () => {
@@ -24,6 +24,29 @@ test("a long hand on a phone overlaps, then wraps, keeping each corner visible",
   assert.equal(wrapped.rows, 3);
   assert.equal(wrapped.perRow, 7);
   assert.ok(wrapped.step >= 40);
+  assert.equal(wrapped.scrolls, false);
+});
+
+test("twenty cards on a 360 px phone: three rows, every card a 44 px tap target, none off screen", () => {
+  const layout = handLayout({ count: 20, cardWidth: 52, available: 352, gap: 6, minVisible: 44 });
+  assert.equal(layout.rows, 3);
+  assert.ok(layout.step >= 44);
+  assert.ok(52 + layout.step * (layout.perRow - 1) <= 352);
+  assert.equal(layout.scrolls, false);
+});
+
+test("a hand held to fewer rows keeps the minimum overlap and scrolls sideways", () => {
+  const layout = handLayout({ count: 20, cardWidth: 48, available: 700, gap: 6, minVisible: 44, maxRows: 1 });
+  assert.deepEqual(layout, { rows: 1, perRow: 20, step: 44, scrolls: true });
+  const fits = handLayout({ count: 12, cardWidth: 48, available: 700, gap: 6, minVisible: 44, maxRows: 1 });
+  assert.equal(fits.rows, 1);
+  assert.equal(fits.scrolls, false);
+  assert.ok(fits.step >= 44 && fits.step <= 54);
+});
+
+test("a hand narrower than one card still lays out one card per row without dividing by zero", () => {
+  const layout = handLayout({ count: 3, cardWidth: 74, available: 60, gap: 6, minVisible: 40, maxRows: 2 });
+  assert.deepEqual(layout, { rows: 2, perRow: 2, step: 40, scrolls: true });
 });
 
 test("log events group by bout in order", () => {

@@ -8,17 +8,20 @@ export function displayOrder(total, mySeat) {
 
 /**
  * Lay a hand out in as few rows as keep every card's corner readable and tappable: cards spread
- * out when there is room and overlap (then wrap into more rows) when there is not.
- * Returns the cards per row and the horizontal step from one card to the next.
+ * out when there is room and overlap (then wrap into more rows) when there is not. Past
+ * `maxRows` the last layout keeps its rows and the minimum overlap, and `scrolls` says that the
+ * rows are wider than `available` (the hand then scrolls sideways).
+ * Returns the rows, the cards per row and the horizontal step from one card to the next.
  */
-export function handLayout({ count, cardWidth, available, gap, minVisible }) {
-  const perRowMax = available > cardWidth ? Math.floor((available - cardWidth) / minVisible) + 1 : count;
-  const rows = Math.max(1, Math.ceil(count / Math.max(1, perRowMax)));
+export function handLayout({ count, cardWidth, available, gap, minVisible, maxRows = Infinity }) {
+  const perRowMax = available > cardWidth ? Math.floor((available - cardWidth) / minVisible) + 1 : 1;
+  const rows = Math.max(1, Math.min(maxRows, Math.ceil(count / perRowMax)));
   const perRow = Math.max(1, Math.ceil(count / rows));
-  const step = perRow > 1 && available > cardWidth
-    ? Math.min(cardWidth + gap, (available - cardWidth) / (perRow - 1))
+  const step = perRow > 1
+    ? Math.max(minVisible, Math.min(cardWidth + gap, (available - cardWidth) / (perRow - 1)))
     : cardWidth + gap;
-  return { rows, perRow, step };
+  const width = cardWidth + step * (perRow - 1);
+  return { rows, perRow, step, scrolls: width > available };
 }
 
 /** The game's moves (the latest ones the server sent), grouped by bout, oldest first. */

@@ -1,11 +1,12 @@
-// The table chat beside the board: lines, quick phrases, emoji, mutes and reports.
+// The table chat beside the board (a sheet over it on a phone): lines, quick phrases, emoji, mutes and reports.
 // Every text a player wrote is put in with textContent: it is never read as markup.
 import { t } from "../../i18n.js";
 import { chatBlockedUntil, mergeChat, ownNickname, playsHere, visibleChat } from "../chat.js";
 import { element, fromTemplate, slot } from "../dom.js";
 import { region } from "../region.js";
 
-const PHONE = "(max-width: 600px)";
+// The screens where the chat is a sheet over the table (game.css): folded until opened.
+const PHONE = "(max-width: 600px), (max-height: 500px) and (orientation: landscape)";
 const box = document.getElementById("chat");
 const list = slot(box, "lines");
 const form = slot(box, "form");

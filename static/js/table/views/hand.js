@@ -7,7 +7,7 @@ import { region } from "../region.js";
 import { element } from "../dom.js";
 
 const HAND_GAP_PX = 6;
-const HAND_MIN_VISIBLE_PX = 40; // of an overlapped card: its corner stays readable and a tap target
+const HAND_MIN_VISIBLE_PX = 44; // of an overlapped card: its corner stays readable and a tap target
 const hand = document.getElementById("hand");
 const me = document.getElementById("me");
 
@@ -15,8 +15,13 @@ function rows(cards) {
   const style = getComputedStyle(hand);
   const cardWidth = parseFloat(style.getPropertyValue("--card-w")) || 74;
   const available = hand.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  const layout = handLayout({ count: cards.length, cardWidth, available, gap: HAND_GAP_PX, minVisible: HAND_MIN_VISIBLE_PX });
+  // The screen's style says how many rows fit it (see game.css); past them the hand scrolls.
+  const maxRows = parseInt(style.getPropertyValue("--hand-max-rows"), 10) || Infinity;
+  const layout = handLayout({
+    count: cards.length, cardWidth, available, gap: HAND_GAP_PX, minVisible: HAND_MIN_VISIBLE_PX, maxRows,
+  });
   hand.style.setProperty("--hand-overlap", `${Math.floor(layout.step - cardWidth)}px`);
+  hand.classList.toggle("scrolls", layout.scrolls);
   return Array.from({ length: layout.rows }, (_, row) => {
     const node = element("div", "hand-row");
     node.append(...cards.slice(row * layout.perRow, (row + 1) * layout.perRow));
@@ -59,7 +64,8 @@ export function renderHand({ view: v, seat, options, selected, inFlight, sortBy,
     trumpSuit: v.trump_suit,
     playable: codes.filter((code) => playable.has(code)),
     selected,
-    width: hand.clientWidth, // a resize or another card size lays the rows out again
+    width: hand.clientWidth, // a resize, a turned phone or another card size lays the rows out again
+    height: window.innerHeight,
     cardSize,
   });
 }

@@ -1,4 +1,4 @@
-// The players' plaques: opponents along the top, the own one above the hand.
+// The players' plaques: opponents along the top, the own one beside the clock above the hand.
 import { paintAvatar } from "../../avatar.js";
 import { backElement } from "../../cards.js";
 import { nickname, t } from "../../i18n.js";
@@ -57,8 +57,14 @@ function seatElement(seat, inputs, isMe) {
   } else {
     backs.remove();
   }
-  // The countdown's room is kept on every plaque, so a turn passing moves nothing on the board.
-  node.classList.toggle("counting", Boolean(waiting && hasDeadline));
+  if (isMe) {
+    // One clock counts the own move: the large one by the hand (views/clock.js).
+    node.querySelector(".timer").remove();
+    node.querySelector(".timer-label").remove();
+  } else {
+    // The countdown's room is kept on every plaque, so a turn passing moves nothing on the board.
+    node.classList.toggle("counting", Boolean(waiting && hasDeadline));
+  }
   return node;
 }
 
