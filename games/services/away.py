@@ -31,7 +31,8 @@ def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
 
 def _presence_back(*, table_id: int, user) -> None:
     """A seated user is connected again: no longer away, his timeouts count from zero, and the
-    game waits for him as for anyone. A spectator's coming changes nobody's state.
+    game waits for him as for anyone; if it waits for him soon after an outage, he gets the
+    time it owes him. A spectator's coming changes nobody's state.
 
     Under the table's lock, so that a command in progress cannot write the old mark back.
     """
@@ -42,8 +43,36 @@ def _presence_back(*, table_id: int, user) -> None:
         Seat.objects.filter(table_id=table_id, user_id=user.pk, left_at__isnull=True).filter(
             Q(disconnected_at__isnull=False) | Q(away=True)
         ).update(disconnected_at=None, away=False, consecutive_timeouts=0)
-        if selectors.table_shows_player(table=table, user_id=user.pk):
+        if _give_time_owed_for_outage(table, user) or selectors.table_shows_player(
+            table=table, user_id=user.pk
+        ):
             effects.announce(table=table, lobby=False)
+
+
+def _give_time_owed_for_outage(table: Table, user) -> bool:
+    """A waited player back soon after an outage gets at least a throw-in window from now
+    (games.clocks); whether his game's deadline moved. Under the table's lock."""
+    now = timezone.now()
+    game = (
+        Game.objects.select_for_update()
+        .filter(
+            table=table,
+            status=Game.Status.PLAYING,
+            resumed_at__gte=now - timedelta(seconds=table.turn_seconds),
+        )
+        .first()
+    )
+    if game is None:
+        return False
+    deadline = clocks.deadline_for_return(game, table, now)
+    position = (
+        active_seats(table).filter(user_id=user.pk).values_list("position", flat=True).first()
+    )
+    if deadline is None or position not in EngineGame.from_dict(game.state).waiting_for:
+        return False
+    game.deadline = deadline
+    game.save(update_fields=["deadline"])
+    return True
 
 
 def presence_disconnect(*, table_id: int, user, connection: str) -> None:
@@ -108,7 +137,7 @@ def seat_mark_away(*, seat_id: int) -> bool:
             or seat.disconnected_at is None
             or seat.disconnected_at > timezone.now() - timedelta(seconds=table.turn_seconds)
             or presence.count(table_id, seat.user_id) > 0
-            or not clocks.web_is_serving()  # he could not have come back
+            or not clocks.running()  # he could not have come back
         ):
             return False
         change = play.Change(table, game, EngineGame.from_dict(game.state), play.seated(table))

@@ -254,6 +254,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         seconds = table.turn_seconds if engine.deadline_kind == "turn" else table.throw_seconds
         # The deadline loop (games.deadlines) finds it by this indexed column.
         game.deadline = timezone.now() + timedelta(seconds=seconds)
+        game.resumed_at = None  # a move made: nobody is owed time for an outage any more
         _store_moves(change, _MOVED_GAME)
         if table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
             effects.schedule_bot_move(game_id=game.pk, version=game.version)
@@ -273,7 +274,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
 
 
 # What a move changes in its game's row, and what its finish changes besides.
-_MOVED_GAME = ModelRows(Game, ["state", "version", "deadline", "stalemate"])
+_MOVED_GAME = ModelRows(Game, ["state", "version", "deadline", "stalemate", "resumed_at"])
 _FINISHED_GAME = ModelRows(
     Game,
     [
