@@ -20,6 +20,18 @@ export function retryDelay(attempt, random = Math.random) {
   return base / 2 + random() * (base / 2);
 }
 
+/** The messages a socket's server sends first once it serves it: the table's state, the lobby's tables. */
+const SERVING_MESSAGES = new Set(["state", "tables"]);
+
+/**
+ * Whether `message` shows the server serving this socket, so that the backoff starts over. An
+ * opened socket does not: during an outage the server accepts and then closes it (4503), and a
+ * backoff reset on every open would retry at its shortest step for the whole outage.
+ */
+export function provesConnection(message) {
+  return SERVING_MESSAGES.has(message.type);
+}
+
 /** The key of the words that tell the player why he is offline (`attempt` < 0: for good). */
 export function offlineMessage(attempt, code) {
   if (attempt < 0) return "connection_refused";
@@ -62,7 +74,6 @@ export class ReconnectingSocket {
     const socket = new WebSocket(this.url);
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.attempt = 0;
       this.onStatus(true, 0);
       this.onOpen();
       clearInterval(this.pingTimer);
@@ -75,6 +86,7 @@ export class ReconnectingSocket {
       } catch {
         return;
       }
+      if (provesConnection(message)) this.attempt = 0;
       this.onMessage(message);
     });
     socket.addEventListener("close", (event) => {

@@ -2,7 +2,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { SERVER_UNAVAILABLE, TOO_MANY_SOCKETS, offlineMessage, retryDelay } from "../../static/js/socket.js";
+import {
+  SERVER_UNAVAILABLE,
+  TOO_MANY_SOCKETS,
+  offlineMessage,
+  provesConnection,
+  retryDelay,
+} from "../../static/js/socket.js";
 
 test("reconnect waits double with each attempt up to 15 s, each drawn from its upper half", () => {
   assert.equal(retryDelay(1, () => 0), 250);
@@ -24,4 +30,11 @@ test("the player is told why he is offline", () => {
   assert.equal(offlineMessage(1, TOO_MANY_SOCKETS), "too_many_sockets");
   assert.equal(offlineMessage(2, SERVER_UNAVAILABLE), "server_unavailable");
   assert.equal(offlineMessage(3, 1006), "reconnecting");
+});
+
+test("only the server's first state or tables start the backoff over, not an opened socket", () => {
+  assert.equal(provesConnection({ type: "state", version: 3 }), true);
+  assert.equal(provesConnection({ type: "tables", tables: [] }), true);
+  assert.equal(provesConnection({ type: "pong" }), false);
+  assert.equal(provesConnection({ type: "error", code: "rate_limited" }), false);
 });
