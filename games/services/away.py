@@ -21,6 +21,11 @@ def presence_connect(*, table_id: int, user, connection: str) -> None:
     presence.add(table_id, user.pk, connection)
     if presence.count(table_id, user.pk) == 1:  # his first: he shows as connected now
         _presence_back(table_id=table_id, user=user)
+    elif Game.objects.filter(
+        table_id=table_id, status=Game.Status.PLAYING, resumed_at__isnull=False
+    ).exists():
+        # Back from an outage that his lost socket does not yet count as gone for.
+        _presence_back(table_id=table_id, user=user)
 
 
 def presence_heartbeat(*, table_id: int, user, connection: str) -> None:

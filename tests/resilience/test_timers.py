@@ -77,8 +77,10 @@ def test_a_redis_restart_under_a_worker_holding_tasks_keeps_the_worker_and_its_d
     platform.wait_back("redis", killed)
     restarted = timezone.now()
     platform.wait_for(
-        lambda: Game.objects.get(pk=game.pk).deadline
-        >= restarted + timedelta(seconds=game.table.turn_seconds - 1),
+        lambda: (
+            Game.objects.get(pk=game.pk).deadline
+            >= restarted + timedelta(seconds=game.table.turn_seconds - 1)
+        ),
         "the deadline to move back a turn",
     )
     assert Game.objects.get(pk=game.pk).version == game.version
