@@ -7,6 +7,8 @@ const PING_EVERY_MS = 25000;
 export const TOO_MANY_SOCKETS = 4429;
 /** The close code of a socket whose server could not reach its database or Redis. */
 export const SERVER_UNAVAILABLE = 4503;
+/** The close code of a socket whose web process is restarting: come back at once. */
+export const SERVER_RESTARTING = 4012;
 /** Close codes after which retrying cannot help: not logged in, not allowed, no such table. */
 const FINAL_CODES = new Set([4401, 4403, 4404]);
 
@@ -20,7 +22,7 @@ export function retryDelay(attempt, random = Math.random) {
   return base / 2 + random() * (base / 2);
 }
 
-/** The messages a socket's server sends first once it serves it: the table's state, the lobby's tables. */
+/** What a socket's server sends first once it serves it: the table's state, the lobby's tables. */
 const SERVING_MESSAGES = new Set(["state", "tables"]);
 
 /**
@@ -30,6 +32,14 @@ const SERVING_MESSAGES = new Set(["state", "tables"]);
  */
 export function provesConnection(message) {
   return SERVING_MESSAGES.has(message.type);
+}
+
+/**
+ * The attempt count a close with `code` leaves for the next reconnect: a restarting server is
+ * tried again at the shortest wait, whatever attempt the page had reached.
+ */
+export function attemptAfterClose(attempt, code) {
+  return code === SERVER_RESTARTING ? 0 : attempt;
 }
 
 /** The key of the words that tell the player why he is offline (`attempt` < 0: for good). */
@@ -46,7 +56,7 @@ export class ReconnectingSocket {
    * @param {{onMessage: Function, onStatus?: Function, onOpen?: Function}} handlers
    *   onStatus(connected: boolean, attempt: number, code?: number): `code` is the close code
    *   (4429: the user has too many sockets open, 4503: the server's database or Redis is briefly
-   *   away; both retried); onOpen() runs after every (re)connect.
+   *   away, 4012: the server restarts; all retried); onOpen() runs after every (re)connect.
    */
   constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {} }) {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
@@ -97,6 +107,7 @@ export class ReconnectingSocket {
         this.onStatus(false, -1, event.code);
         return;
       }
+      this.attempt = attemptAfterClose(this.attempt, event.code);
       this.scheduleRetry(event.code);
     });
   }

@@ -3,8 +3,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  SERVER_RESTARTING,
   SERVER_UNAVAILABLE,
   TOO_MANY_SOCKETS,
+  attemptAfterClose,
   offlineMessage,
   provesConnection,
   retryDelay,
@@ -37,4 +39,11 @@ test("only the server's first state or tables start the backoff over, not an ope
   assert.equal(provesConnection({ type: "tables", tables: [] }), true);
   assert.equal(provesConnection({ type: "pong" }), false);
   assert.equal(provesConnection({ type: "error", code: "rate_limited" }), false);
+});
+
+test("a restarting server is tried again at the shortest wait; other closes go on backing off", () => {
+  assert.equal(attemptAfterClose(6, SERVER_RESTARTING), 0);
+  assert.ok(retryDelay(attemptAfterClose(6, SERVER_RESTARTING) + 1) <= 500);
+  assert.equal(attemptAfterClose(6, SERVER_UNAVAILABLE), 6);
+  assert.equal(attemptAfterClose(6, 1006), 6);
 });

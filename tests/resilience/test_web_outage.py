@@ -13,8 +13,9 @@ from datetime import datetime, timedelta
 import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
+from websockets.exceptions import ConnectionClosed
 
-from durak_site import heartbeats
+from durak_site import heartbeats, outages
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
 from games.models import Game, GameEvent, Seat, Table
@@ -202,3 +203,17 @@ async def test_a_player_back_late_from_a_long_web_outage_still_moves_himself(web
     assert await moves_of(game.pk) == [(leader, False)]
     for player in players:
         await player.close()
+
+
+async def test_a_web_process_that_stops_tells_its_sockets_it_restarts(web, worker):
+    table, cookies = await start_game(turn_seconds=TURN_SECONDS)
+    player = Player(cookies[0], web.port, table.pk)
+    await player.connect()
+    await player.state_where(lambda state: True)
+    web.stop(signal.SIGTERM)  # as a supervisor or a deploy stops it
+    web.start()
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            await player.socket.recv()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == outages.CLOSE_RESTARTING
