@@ -294,3 +294,28 @@ def test_after_an_outage_a_waited_player_has_a_turn_and_a_throw_in_window_from_h
         expected_version=0,
     )
     assert Game.objects.get(pk=game.pk).resumed_at is None
+
+
+def test_an_outage_noted_in_postgresql_stops_the_clocks_until_made_up_once(web_serving):
+    game, _users = seated_game(2)
+    expire_deadline(game)
+    due_at = Game.objects.get(pk=game.pk).deadline
+    # Redis was away for 60 s: a watcher noted it in PostgreSQL.
+    now = time.time()
+    assert clocks.note_stop(now - 60, now, redis=False)
+    assert not clocks.running()
+    assert deadlines.fire_due() == 0
+    assert services.games_sweep() == 0
+
+    assert loop_round() == 0
+    game.refresh_from_db()
+    assert game.version == 0
+    assert 60 <= (game.deadline - due_at).total_seconds() < 62
+    assert clocks.running()
+
+    # A note of the same outage that arrives late moves nothing again.
+    moved_to = game.deadline
+    assert clocks.note_stop(now - 60, now - 0.5, redis=False)
+    assert loop_round() == 0
+    assert Game.objects.get(pk=game.pk).deadline == moved_to
+    assert clocks.running()
