@@ -38,10 +38,11 @@ from django.db.models import (
     F,
     OuterRef,
     Q,
+    QuerySet,
     Subquery,
     Value,
 )
-from django.db.models.functions import Greatest, Least
+from django.db.models.functions import Greatest, Least, Now
 from django.utils import timezone
 from redis.exceptions import RedisError
 
@@ -245,13 +246,18 @@ def games_resume(*, seconds: float) -> int:
     return games
 
 
+def games_owing_time(table_id: int) -> QuerySet[Game]:
+    """The table's playing game while it owes its waited players time for an outage: one that
+    ended, with the game waiting, less than a turn time ago."""
+    return Game.objects.filter(
+        table_id=table_id,
+        status=Game.Status.PLAYING,
+        resumed_at__gte=Now() - F("table__turn_seconds") * timedelta(seconds=1),
+    )
+
+
 def deadline_for_return(game: Game, table: Table, now: datetime) -> datetime | None:
-    """The later deadline a waited player coming back at `now` is owed after an outage: at
-    least a throw-in window, while he comes back within a turn time of its end. None when the
-    deadline already gives it, or he is owed nothing."""
-    if game.resumed_at is None or game.deadline is None:
-        return None
-    if now > game.resumed_at + timedelta(seconds=table.turn_seconds):
-        return None
+    """The later deadline a waited player coming back at `now` to a game that owes time is
+    owed: at least a throw-in window. None when the deadline already gives it."""
     owed = now + timedelta(seconds=table.throw_seconds)
-    return owed if owed > game.deadline else None
+    return owed if game.deadline is not None and owed > game.deadline else None

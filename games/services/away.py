@@ -21,9 +21,7 @@ def presence_connect(*, table_id: int, user, connection: str) -> None:
     presence.add(table_id, user.pk, connection)
     if presence.count(table_id, user.pk) == 1:  # his first: he shows as connected now
         _presence_back(table_id=table_id, user=user)
-    elif Game.objects.filter(
-        table_id=table_id, status=Game.Status.PLAYING, resumed_at__isnull=False
-    ).exists():
+    elif clocks.games_owing_time(table_id).exists():
         # Back from an outage that his lost socket does not yet count as gone for.
         _presence_back(table_id=table_id, user=user)
 
@@ -57,19 +55,10 @@ def _presence_back(*, table_id: int, user) -> None:
 def _give_time_owed_for_outage(table: Table, user) -> bool:
     """A waited player back soon after an outage gets at least a throw-in window from now
     (games.clocks); whether his game's deadline moved. Under the table's lock."""
-    now = timezone.now()
-    game = (
-        Game.objects.select_for_update()
-        .filter(
-            table=table,
-            status=Game.Status.PLAYING,
-            resumed_at__gte=now - timedelta(seconds=table.turn_seconds),
-        )
-        .first()
-    )
+    game = clocks.games_owing_time(table.pk).select_for_update(of=("self",)).first()
     if game is None:
         return False
-    deadline = clocks.deadline_for_return(game, table, now)
+    deadline = clocks.deadline_for_return(game, table, timezone.now())
     position = (
         active_seats(table).filter(user_id=user.pk).values_list("position", flat=True).first()
     )
