@@ -16,9 +16,12 @@ from django.utils import timezone
 from websockets.exceptions import ConnectionClosed
 
 from durak_site import heartbeats, outages
+from games import services
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
 from games.models import Game, GameEvent, Seat, Table
+from tests.games.conftest import STAKE, create_player
+from tests.players import session_cookie
 from tests.resilience.play import (
     Player,
     books_balance_and_game_verifies,
@@ -171,10 +174,15 @@ async def test_a_player_back_late_from_a_long_web_outage_still_moves_himself(web
     async with asyncio.timeout(5):
         while await web_processes_alive() != 1:
             await asyncio.sleep(0.1)
-    table, cookies = await start_game(turn_seconds=TURN_SECONDS)
-    players = [Player(cookie, web.port, table.pk) for cookie in cookies]
+    # Both are at the table before the game starts: neither counts as absent from the deal.
+    users = await db(lambda: [create_player(), create_player()])()
+    table = await db(services.table_create)(user=users[0], stake=STAKE, seats=2)
+    await db(Table.objects.filter(pk=table.pk).update)(turn_seconds=TURN_SECONDS)
+    players = [Player(await db(session_cookie)(user), web.port, table.pk) for user in users]
     for player in players:
         await player.connect()
+        await player.state_where(lambda state: True)
+    await db(services.table_join)(table_id=table.pk, user=users[1])
     # The web tier dies with the leader's turn nearly spent (yet not within the beats the
     # platform still counts the web alive after its last), and stays down for longer than a
     # turn.
@@ -184,6 +192,7 @@ async def test_a_player_back_late_from_a_long_web_outage_still_moves_himself(web
     await asyncio.sleep(OUTAGE_SECONDS)
     web.start()
     restarted = time.monotonic()
+    restarted_at = timezone.now()
     other = players[1 - leader]
     await other.connect()
     await other.state_where(lambda state: True)
@@ -194,7 +203,12 @@ async def test_a_player_back_late_from_a_long_web_outage_still_moves_himself(web
     returner = players[leader]
     await returner.connect()
     await returner.state_where(lambda state: True)
-    assert await moves_of(game.pk) == [], await games_now([table.pk])
+    assert await moves_of(game.pk) == [], (
+        await games_now([table.pk]),
+        await resumed(game.pk),
+        restarted_at,
+        timezone.now(),
+    )
     # Past the turn counted from the moment the clocks started again.
     resumed_at = await resumed(game.pk)
     await asyncio.sleep(max(0.0, (resumed_at - timezone.now()).total_seconds() + TURN_SECONDS + 1))
