@@ -9,11 +9,10 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from durak_site import accepts, backlog, heartbeats  # noqa: E402
+from durak_site import accepts, backlog, heartbeats, outages  # noqa: E402
 from durak_site.db import AuthMiddlewareStack  # noqa: E402
 from durak_site.opens import OpenLimits  # noqa: E402
 from durak_site.origins import SiteOriginValidator  # noqa: E402
-from durak_site.outages import OutageMiddleware  # noqa: E402
 from durak_site.routing import websocket_urlpatterns  # noqa: E402
 
 # Allocations between young collections, young collections between middle ones, middle ones
@@ -23,10 +22,11 @@ COLLECTOR_THRESHOLDS = (5_000, 10, 10)
 accepts.install_in_web_process()
 backlog.install()
 heartbeats.beat_from_reactor()
+outages.close_sockets_on_shutdown()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": OutageMiddleware(
+        "websocket": outages.OutageMiddleware(
             SiteOriginValidator(OpenLimits(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))))
         ),
     }

@@ -3,7 +3,8 @@
 Besides the database and Redis it reports each role of the platform from its heartbeats
 (``durak_site.heartbeats``): how many web, worker and scheduler processes are alive, and
 whether the deadline loop runs. It answers 503 when the database or Redis is unreachable or
-when the games' timers are not being served (no worker alive, or no deadline loop running).
+does not answer within about a second (a stalled server too), or when the games' timers are
+not being served (no worker alive, or no deadline loop running).
 A scheduler (Celery beat) that is down is reported, but the timers go on without it.
 """
 
@@ -11,20 +12,13 @@ from __future__ import annotations
 
 import redis
 from django.conf import settings
-from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 
-from durak_site import heartbeats
+from durak_site import heartbeats, probes
 
-
-def _database_ok() -> bool:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
-    except Exception:
-        return False
+# A probe must answer before a load balancer gives up on it, also while PostgreSQL is stalled.
+DATABASE_SECONDS = 1.0
 
 
 def _redis_ok() -> bool:
@@ -48,7 +42,7 @@ def _alive_by_role() -> dict[str, int]:
 def healthz(request: HttpRequest) -> JsonResponse:
     alive = _alive_by_role()
     checks = {
-        "database": _database_ok(),
+        "database": probes.database_answers(DATABASE_SECONDS),
         "redis": _redis_ok(),
         "worker": alive[heartbeats.WORKER] > 0,
         "deadlines": alive[heartbeats.DEADLINE_LOOP] > 0,

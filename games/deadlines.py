@@ -14,9 +14,10 @@ take the loop over once the lock of a worker that died, or lost Redis, lapses
 worker's broker connection. Firing is safe twice: ``game_timeout`` acts only for an unchanged
 version whose deadline has passed.
 
-While no web process is alive the loop fires nothing (``games.clocks``), and once one is back
-the deadlines are pushed back by the length of the outage. The loop beats as the
-``deadline-loop`` role (``durak_site.heartbeats``) while it runs.
+While players cannot act (no web process alive, Redis or PostgreSQL down or stalled) the loop
+fires nothing (``games.clocks``), and once they can the deadlines are pushed back by the length
+of the outage. The errors the loop meets from Redis or PostgreSQL are noted as outages too. The
+loop beats as the ``deadline-loop`` role (``durak_site.heartbeats``) while it runs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.core.cache import cache
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 
@@ -53,9 +54,11 @@ def lock_name() -> str:
 
 
 def due(now: datetime, limit: int = BATCH) -> list[tuple[int, int]]:
-    """(game id, version) of playing games whose deadline has passed, the oldest first."""
+    """(game id, version) of playing games whose deadline has passed, the oldest first; none
+    while an outage noted in PostgreSQL waits to be made up for."""
     return list(
         Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)
+        .filter(~clocks.noted_in_database())
         .order_by("deadline")
         .values_list("pk", "version")[:limit]
     )
@@ -110,6 +113,7 @@ def run_loop(
             return None
     except RedisError:
         logger.warning("no deadline loop while Redis cannot be reached")
+        _note_stop(redis=False)
         return None
     fired = 0
     started = time.monotonic()
@@ -138,7 +142,13 @@ def run_loop(
         pass
     except RedisError:
         logger.warning("the deadline loop lost Redis; it starts again once Redis is back")
+        _note_stop(redis=False)
     return fired
+
+
+def _note_stop(*, redis: bool = True, database: bool = True) -> None:
+    now = time.time()
+    clocks.note_stop(now, now, redis=redis, database=database)
 
 
 def keep_running(sleep: Callable[[float], None] = time.sleep) -> None:
@@ -146,8 +156,13 @@ def keep_running(sleep: Callable[[float], None] = time.sleep) -> None:
     while True:
         try:
             ran = run_loop()
+        except DatabaseError:
+            logger.exception("the deadline loop lost PostgreSQL; starting it again")
+            _note_stop(database=False)
+            close_old_connections()
+            ran = None
         except Exception:
-            # PostgreSQL went away mid-round, say: a broken connection is replaced, then retried.
+            # A broken connection is replaced, then retried.
             logger.exception("the deadline loop failed; starting it again")
             close_old_connections()
             ran = None

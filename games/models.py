@@ -187,6 +187,15 @@ class Game(models.Model):
             "The players may confirm a rematch until then; an outage of the site pushes it back."
         ),
     )
+    resumed_at = models.DateTimeField(
+        _("resumed at"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "When an outage of the site ended with this game waiting: a waited player who comes "
+            "back within a turn time from then gets at least a throw-in window."
+        ),
+    )
     players = models.JSONField(_("players (user ids by seat)"))
     stake = models.PositiveBigIntegerField(_("stake"))
     bank = models.PositiveBigIntegerField(_("bank"))
@@ -234,6 +243,33 @@ class Game(models.Model):
     def rematch_open(self, now: datetime) -> bool:
         """Whether the players may still confirm a rematch of this finished game."""
         return self.rematch_until is not None and self.rematch_until > now
+
+
+class ClockStop(models.Model):
+    """The one row (``ROW``) that remembers an outage of the platform the games' clocks have to
+    make up for (games.clocks), while PostgreSQL is up and Redis may not be.
+
+    Times are Unix seconds, as in the note Redis keeps for outages that PostgreSQL cannot hold.
+    """
+
+    ROW = 1
+    began = models.FloatField(_("stopped since"), null=True, blank=True)
+    seen = models.FloatField(_("last seen stopped"), null=True, blank=True)
+    resumed = models.FloatField(
+        _("resumed"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "The end of the last outage made up for: notes of it arriving late count no more."
+        ),
+    )
+
+    class Meta:
+        verbose_name = _("clock stop")
+        verbose_name_plural = _("clock stops")
+
+    def __str__(self) -> str:
+        return f"{self.began}–{self.seen}"
 
 
 class GameEvent(models.Model):

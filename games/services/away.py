@@ -25,6 +25,9 @@ def presence_connect(*, table_id: int, user, connection: str) -> None:
     presence.add(table_id, user.pk, connection)
     if presence.count(table_id, user.pk) == 1:  # his first: he shows as connected now
         _presence_back(table_id=table_id, user=user)
+    elif clocks.games_owing_time(table_id).exists():
+        # Back from an outage that his lost socket does not yet count as gone for.
+        _presence_back(table_id=table_id, user=user)
 
 
 def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
@@ -35,7 +38,8 @@ def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
 
 def _presence_back(*, table_id: int, user) -> None:
     """A seated user is connected again, and the table hears it. His away mark and the
-    server's moves for him stay until he acts or says he is back: he is told of them.
+    server's moves for him stay until he acts or says he is back: he is told of them. If the
+    game waits for him soon after an outage, he gets the time it owes him.
 
     Under the table's lock, so that a command in progress cannot write the old time back.
     """
@@ -46,8 +50,27 @@ def _presence_back(*, table_id: int, user) -> None:
         Seat.objects.filter(
             table_id=table_id, user_id=user.pk, left_at__isnull=True, disconnected_at__isnull=False
         ).update(disconnected_at=None)
-        if selectors.table_shows_player(table=table, user_id=user.pk):
+        if _give_time_owed_for_outage(table, user) or selectors.table_shows_player(
+            table=table, user_id=user.pk
+        ):
             effects.announce(table=table, lobby=False)
+
+
+def _give_time_owed_for_outage(table: Table, user) -> bool:
+    """A waited player back soon after an outage gets at least a throw-in window from now
+    (games.clocks); whether his game's deadline moved. Under the table's lock."""
+    game = clocks.games_owing_time(table.pk).select_for_update(of=("self",)).first()
+    if game is None:
+        return False
+    deadline = clocks.deadline_for_return(game, table, timezone.now())
+    position = (
+        active_seats(table).filter(user_id=user.pk).values_list("position", flat=True).first()
+    )
+    if deadline is None or position not in EngineGame.from_dict(game.state).waiting_for:
+        return False
+    game.deadline = deadline
+    game.save(update_fields=["deadline"])
+    return True
 
 
 def presence_disconnect(*, table_id: int, user, connection: str) -> None:

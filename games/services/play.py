@@ -255,6 +255,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         seconds = deadline_seconds(table, engine, change.seats)
         # The deadline loop (games.deadlines) finds it by this indexed column.
         game.deadline = timezone.now() + timedelta(seconds=seconds)
+        game.resumed_at = None  # a move made: nobody is owed time for an outage any more
         _store_moves(change, _MOVED_GAME)
         if table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
             effects.schedule_bot_move(game_id=game.pk, version=game.version)
@@ -281,7 +282,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
 
 
 # What a move changes in its game's row, and what its finish changes besides.
-_MOVED_GAME = ModelRows(Game, ["state", "version", "deadline", "stalemate"])
+_MOVED_GAME = ModelRows(Game, ["state", "version", "deadline", "stalemate", "resumed_at"])
 _FINISHED_GAME = ModelRows(
     Game,
     [

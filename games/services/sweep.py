@@ -23,7 +23,7 @@ def games_sweep() -> int:
     end the practice games their player left; returns the actions taken."""
     now = timezone.now()
     done = 0
-    if clocks.web_is_serving():  # else no game's clock runs (games.clocks), nor a rematch's
+    if clocks.running():  # else no game's clock runs (games.clocks), nor a rematch's
         done += deadlines.fire_due(before=SWEEP_GRACE)
         seats_mark_disconnected()
         done += practices_close_deserted()

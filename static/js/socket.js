@@ -9,6 +9,8 @@ export const WAKE_ANSWER_MS = 3000;
 export const TOO_MANY_SOCKETS = 4429;
 /** The close code of a socket whose server could not reach its database or Redis. */
 export const SERVER_UNAVAILABLE = 4503;
+/** The close code of a socket whose web process is restarting: come back at once. */
+export const SERVER_RESTARTING = 4012;
 /** Close codes after which retrying cannot help: not logged in, not allowed, no such table. */
 const FINAL_CODES = new Set([4401, 4403, 4404]);
 
@@ -20,6 +22,26 @@ const FINAL_CODES = new Set([4401, 4403, 4404]);
 export function retryDelay(attempt, random = Math.random) {
   const base = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** (attempt - 1));
   return base / 2 + random() * (base / 2);
+}
+
+/** What a socket's server sends first once it serves it: the table's state, the lobby's tables. */
+const SERVING_MESSAGES = new Set(["state", "tables"]);
+
+/**
+ * Whether `message` shows the server serving this socket, so that the backoff starts over. An
+ * opened socket does not: during an outage the server accepts and then closes it (4503), and a
+ * backoff reset on every open would retry at its shortest step for the whole outage.
+ */
+export function provesConnection(message) {
+  return SERVING_MESSAGES.has(message.type);
+}
+
+/**
+ * The attempt count a close with `code` leaves for the next reconnect: a restarting server is
+ * tried again at the shortest wait, whatever attempt the page had reached.
+ */
+export function attemptAfterClose(attempt, code) {
+  return code === SERVER_RESTARTING ? 0 : attempt;
 }
 
 /** The key of the words that tell the player why he is offline (`attempt` < 0: for good). */
@@ -36,8 +58,8 @@ export class ReconnectingSocket {
    * @param {{onMessage: Function, onStatus?: Function, onOpen?: Function, onWake?: Function}} handlers
    *   onStatus(connected: boolean, attempt: number, code?: number): `code` is the close code
    *   (4429: the user has too many sockets open, 4503: the server's database or Redis is briefly
-   *   away; both retried); onOpen() runs after every (re)connect; onWake() when the page woke
-   *   with its socket still open (see wake()).
+   *   away, 4012: the server restarts; all retried); onOpen() runs after every (re)connect;
+   *   onWake() when the page woke with its socket still open (see wake()).
    */
   constructor(path, { onMessage, onStatus = () => {}, onOpen = () => {}, onWake = () => {} }) {
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
@@ -71,7 +93,6 @@ export class ReconnectingSocket {
     const socket = new WebSocket(this.url);
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.attempt = 0;
       this.onStatus(true, 0);
       this.onOpen();
       clearInterval(this.pingTimer);
@@ -85,6 +106,7 @@ export class ReconnectingSocket {
       } catch {
         return;
       }
+      if (provesConnection(message)) this.attempt = 0;
       this.onMessage(message);
     });
     socket.addEventListener("close", (event) => {
@@ -95,6 +117,7 @@ export class ReconnectingSocket {
         this.onStatus(false, -1, event.code);
         return;
       }
+      this.attempt = attemptAfterClose(this.attempt, event.code);
       this.scheduleRetry(event.code);
     });
   }

@@ -13,6 +13,7 @@ from django.utils import timezone
 from durak_site import heartbeats
 from games import clocks, deadlines, effects, presence, services
 from games.engine import Game as EngineGame
+from games.engine.bots import choose_action
 from games.models import Game, GameEvent, Seat
 from tests.games.conftest import create_player
 from tests.games.test_deadlines import no_loop_running  # noqa: F401 - fixture
@@ -254,3 +255,73 @@ def test_the_loop_beats_while_it_runs():
     loop_round()
     assert heartbeats.last_beat(heartbeats.DEADLINE_LOOP) >= started
     assert heartbeats.alive(heartbeats.DEADLINE_LOOP) == 1
+
+
+def test_after_an_outage_a_waited_player_has_a_turn_and_a_throw_in_window_from_his_return():
+    game, users = seated_game(2)
+    table = game.table
+    leader = EngineGame.from_dict(game.state).waiting_for[0]
+    # His socket lost in the outage still counts as open when he comes back.
+    services.presence_connect(table_id=table.pk, user=users[leader], connection="lost")
+    # The turn was nearly spent when the platform went down for 2 s.
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() + timedelta(seconds=1))
+    clocks.games_resume(seconds=2)
+    game.refresh_from_db()
+    restart = game.resumed_at
+    assert game.deadline == restart + timedelta(seconds=table.turn_seconds)
+
+    # He comes back with less than a throw-in window left of that turn.
+    Game.objects.filter(pk=game.pk).update(
+        resumed_at=restart - timedelta(seconds=table.turn_seconds - 2),
+        deadline=timezone.now() + timedelta(seconds=2),
+    )
+    back = timezone.now()
+    services.presence_connect(table_id=table.pk, user=users[leader], connection="tab")
+    game.refresh_from_db()
+    assert game.deadline >= back + timedelta(seconds=table.throw_seconds)
+    # The other player's return gives nothing: the game does not wait for him.
+    extended = game.deadline
+    services.presence_connect(table_id=table.pk, user=users[1 - leader], connection="tab")
+    assert Game.objects.get(pk=game.pk).deadline == extended
+
+    # Once his turn counted from the restart is over, a return gives nothing.
+    Game.objects.filter(pk=game.pk).update(
+        resumed_at=timezone.now() - timedelta(seconds=table.turn_seconds + 1),
+        deadline=timezone.now() + timedelta(seconds=1),
+    )
+    late = Game.objects.get(pk=game.pk).deadline
+    services.presence_connect(table_id=table.pk, user=users[leader], connection="tab3")
+    assert Game.objects.get(pk=game.pk).deadline == late
+    # His own move ends what the outage owed.
+    services.game_apply_action(
+        game_id=game.pk,
+        user=users[leader],
+        action=choose_action(EngineGame.from_dict(game.state), leader),
+        expected_version=0,
+    )
+    assert Game.objects.get(pk=game.pk).resumed_at is None
+
+
+def test_an_outage_noted_in_postgresql_stops_the_clocks_until_made_up_once(web_serving):
+    game, _users = seated_game(2)
+    expire_deadline(game)
+    due_at = Game.objects.get(pk=game.pk).deadline
+    # Redis was away for 60 s: a watcher noted it in PostgreSQL.
+    now = time.time()
+    assert clocks.note_stop(now - 60, now, redis=False)
+    assert not clocks.running()
+    assert deadlines.fire_due() == 0
+    assert services.games_sweep() == 0
+
+    assert loop_round() == 0
+    game.refresh_from_db()
+    assert game.version == 0
+    assert 60 <= (game.deadline - due_at).total_seconds() < 62
+    assert clocks.running()
+
+    # A note of the same outage that arrives late moves nothing again.
+    moved_to = game.deadline
+    assert clocks.note_stop(now - 60, now - 0.5, redis=False)
+    assert loop_round() == 0
+    assert Game.objects.get(pk=game.pk).deadline == moved_to
+    assert clocks.running()

@@ -4,10 +4,13 @@ import { test } from "node:test";
 
 import {
   ReconnectingSocket,
+  SERVER_RESTARTING,
   SERVER_UNAVAILABLE,
   TOO_MANY_SOCKETS,
   WAKE_ANSWER_MS,
+  attemptAfterClose,
   offlineMessage,
+  provesConnection,
   retryDelay,
 } from "../../static/js/socket.js";
 
@@ -130,4 +133,18 @@ test("a page back online reconnects at once instead of waiting out its backoff",
   assert.equal(FakeSocket.made.length, 2);
   t.mock.timers.tick(60000); // the retry it replaced does not open another
   assert.equal(FakeSocket.made.length, 2);
+});
+
+test("only the server's first state or tables start the backoff over, not an opened socket", () => {
+  assert.equal(provesConnection({ type: "state", version: 3 }), true);
+  assert.equal(provesConnection({ type: "tables", tables: [] }), true);
+  assert.equal(provesConnection({ type: "pong" }), false);
+  assert.equal(provesConnection({ type: "error", code: "rate_limited" }), false);
+});
+
+test("a restarting server is tried again at the shortest wait; other closes go on backing off", () => {
+  assert.equal(attemptAfterClose(6, SERVER_RESTARTING), 0);
+  assert.ok(retryDelay(attemptAfterClose(6, SERVER_RESTARTING) + 1) <= 500);
+  assert.equal(attemptAfterClose(6, SERVER_UNAVAILABLE), 6);
+  assert.equal(attemptAfterClose(6, 1006), 6);
 });
