@@ -11,14 +11,15 @@ Outages are noted by those who see them, in whichever store still answers:
 
 A note holds when the outage began and when it was last seen going on: it counts only as long
 as someone watched it, so a note left by a process that died, or brought back with a Redis
-snapshot, does not stretch it. While a note waits, no deadline fires and no practice game is ended for its absent player.
-The first deadline loop that finds the web serving and both stores answering makes up for it
-(``games_resume``): every playing game's deadline moves back by the outage's length, and to at
-least a turn time from then; a waited player who comes back within that turn time gets at
-least a throw-in window from his return (``deadline_for_return``). The time since when each
-disconnected player has had no socket, and open rematches, move back the same way. The row keeps the end of the outage made up for, in the same
-transaction as the deadlines it moved, so a note that arrives late, or a loop killed half-way,
-never moves them twice.
+snapshot, does not stretch it. While a note waits, no deadline fires and no practice game is
+ended for its absent player. The first deadline loop that finds the web serving and both stores
+answering makes up for it (``games_resume``): every playing game's deadline moves back by the
+outage's length, and to at least a turn time from then; a waited player who comes back within
+that turn time gets at least a throw-in window from his return (``deadline_for_return``). The
+time since when each disconnected player has had no socket, and open rematches, move back the
+same way. The row keeps the end of the outage made up for, in the same transaction as the
+deadlines it moved, so a note that arrives late, or a loop killed half-way, never moves them
+twice.
 """
 
 from __future__ import annotations

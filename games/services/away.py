@@ -13,7 +13,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from games import effects, presence, selectors
+from games import clocks, effects, presence, selectors
 from games.engine import Game as EngineGame
 from games.errors import GameError
 from games.models import Game, Seat, Table
