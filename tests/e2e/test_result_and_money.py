@@ -151,7 +151,7 @@ def test_practice_shows_no_money_offers_a_new_game_and_names_bots_in_the_pages_l
     result.get_by_test_id("practice-again").click()
     expect(page).not_to_have_url(re.compile(rf"/table/{table.pk}/$"))
     expect(page).to_have_url(re.compile(r"/table/\d+/$"))
-    expect(page.get_by_test_id("practice-mark")).to_be_visible()
+    expect(page.get_by_test_id("practice-bar-mark")).to_be_visible()
     expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
     again = Table.objects.get(pk=int(page.url.rstrip("/").rsplit("/", 1)[1]))
     assert (again.practice, again.seat_count, again.bot_level) == (True, 3, "novice")
