@@ -28,7 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site import handshakes, opens, ratelimit, sockets
-from durak_site.clients import client_of_scope
+from durak_site.clients import address_of_scope, client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
 from games import broadcast, presence, selectors, services
@@ -43,6 +43,9 @@ RATE_BURST = 2 * RATE_PER_SECOND
 # All of one user's sockets together, so that opening more of them buys no more messages.
 USER_RATE_PER_SECOND = 2 * RATE_PER_SECOND
 USER_RATE_BURST = 2 * USER_RATE_PER_SECOND
+# All sockets of one client address together, so that more users behind it buy no more either.
+ADDRESS_RATE_PER_SECOND = settings.SOCKET_ADDRESS_RATE_PER_SECOND
+ADDRESS_RATE_BURST = 2 * ADDRESS_RATE_PER_SECOND
 # A socket that goes on sending after it was told to slow down is closed: only its first refused
 # message is answered, and the FLOOD_STRIKES-th closes it unless it paused in between.
 FLOOD_STRIKES = 20
@@ -90,9 +93,9 @@ logger = logging.getLogger(__name__)
 
 
 class JsonSocket(AsyncWebsocketConsumer):
-    """JSON messages with one error shape, token buckets per connection and per user, a cap on
-    each user's open sockets and on how often they are opened, a session that must stay valid,
-    and a language.
+    """JSON messages with one error shape, token buckets per connection, per user and per client
+    address, a cap on each user's open sockets and on how often they are opened, a session that
+    must stay valid, and a language.
 
     Whatever a socket claims (its slot in the user's count, its heartbeat, its groups) is given
     back in ``release``, which runs however the handler ends: closed by the client, failed, or
@@ -146,6 +149,14 @@ class JsonSocket(AsyncWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.refuse(CLOSE_UNAUTHENTICATED)
             return
+        self.message_buckets = (
+            ratelimit.Bucket(self.user.pk, USER_RATE_PER_SECOND, USER_RATE_BURST),
+            ratelimit.Bucket(
+                f"address:{address_of_scope(self.scope) or 'unknown'}",
+                ADDRESS_RATE_PER_SECOND,
+                ADDRESS_RATE_BURST,
+            ),
+        )
         if not await _take(f"open:user:{self.user.pk}", OPENS_PER_SECOND_USER, OPENS_BURST_USER):
             await self.refuse(CLOSE_OPENED_TOO_OFTEN)
             return
@@ -241,9 +252,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": text})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.take_token() or not await _take(
-            self.user.pk, USER_RATE_PER_SECOND, USER_RATE_BURST
-        ):
+        if not self.take_token() or not await ratelimit.take_all_async(*self.message_buckets):
             await self.refuse_message()
             return
         if self.tokens >= RATE_BURST - 1:  # the client paused long enough to refill its bucket
