@@ -32,7 +32,7 @@ from durak_site.clients import address_of_scope, client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
 from games import broadcast, presence, selectors, services
-from games.errors import GameError
+from games.errors import ERROR_MESSAGES, GameError
 from games.models import Game, Table
 
 MAX_FRAME_BYTES = 4096
@@ -77,6 +77,8 @@ TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "ping": {},
 }
 LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
+# The fields a message may have besides those, by message type.
+OPTIONAL_FIELDS: dict[str, dict[str, type]] = {"sync": {"game": int}}
 # Refusals of a message itself, before any command runs; the commands' own are in games.errors.
 PROTOCOL_ERRORS: dict[str, Promise] = {
     "invalid_json": _("The message is not valid JSON."),
@@ -324,8 +326,10 @@ class TableConsumer(JsonSocket):
     """``/ws/table/<id>/``: the table as this user may see it, after every change.
 
     The socket forwards the states it is sent (``games.broadcast``) and keeps the last one with
-    its whole log, as text, so ``sync`` costs nothing. It reads the database only to open, and
-    to catch up when a state shows it missed one.
+    its whole log, as text, so ``sync`` costs nothing, and a move that state already rules out
+    (stale, a spectator's, or of a seat with nothing to do) is refused without the database. It
+    reads the database only to open, to catch up when a state shows it missed one, and for the
+    commands themselves.
     """
 
     messages = TABLE_MESSAGES
@@ -404,12 +408,18 @@ class TableConsumer(JsonSocket):
             return
         log = held.events if since else deque(maxlen=selectors.STATE_EVENTS)
         log.extend(event["events"])
-        self.held = Held(key[0], event["playing"], key[1], event["head"], log)
+        self.held = Held(
+            key[0], event["playing"], key[1], event["seat"], event["may_act"], event["head"], log
+        )
         self.key = key
         await self.send(text_data=broadcast.state_frame(event["head"], event["events"], since))
 
     async def on_sync(self, message: dict) -> None:
-        await self.send(text_data=self.held.frame())
+        held = self.held
+        if message["version"] == held.version and message.get("game", held.game_id) == held.game_id:
+            await self.send_json({"type": "unchanged", "version": held.version})
+        else:
+            await self.send(text_data=held.frame())
 
     async def on_back(self, message: dict) -> None:
         try:
@@ -459,9 +469,22 @@ class TableConsumer(JsonSocket):
         return result
 
     async def on_act(self, message: dict) -> None:
+        held = self.held
+        refusal = held.refusal(message["version"])
+        if refusal is not None:
+            if not await self.session_still_valid():
+                return
+            await self.send_error(refusal, ERROR_MESSAGES[refusal])
+            if refusal == "stale_version":
+                await self.send(text_data=held.frame())
+            return
         try:
             outbox = await self.table_command(
-                _act, self.table_id, self.held, self.user, message["action"], message["version"]
+                services.game_apply_action,
+                game_id=held.game_id,
+                user=self.user,
+                action=message["action"],
+                expected_version=message["version"],
             )
         except GameError as error:
             await self.send_error(error.code, error.message)
@@ -533,16 +556,37 @@ def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:
 @dataclass(slots=True)
 class Held:
     """What a table socket keeps of the last state it sent: the game (0: none), whether it is
-    being played, its version, and the state as text (``broadcast.StateText``) with its log."""
+    being played, its version, the user's seat in it (None: he does not play it), whether that
+    seat has any legal move, and the state as text (``broadcast.StateText``) with its log."""
 
     game_id: int
     playing: bool
     version: int
+    seat: int | None
+    may_act: bool
     head: str
     events: deque[str]
 
     def frame(self) -> str:
         return broadcast.state_frame(self.head, self.events, None)
+
+    def refusal(self, version: int) -> str | None:
+        """The error code of a move made at `version` that this state already rules out, in
+        the order the game itself checks; None when only the game can tell.
+
+        The client knows only the states its socket sent, this one the latest: a move at any
+        other version is stale, and a state that gives the seat no legal move refuses them all.
+        """
+        if not self.playing:
+            # A game that began after this state was sent would have reached this socket too.
+            return "no_game"
+        if self.seat is None:
+            return "not_a_player"
+        if version != self.version:
+            return "stale_version"
+        if not self.may_act:
+            return "not_your_turn"
+        return None
 
 
 def _table_state(table_id: int, user) -> Held:
@@ -553,23 +597,10 @@ def _table_state(table_id: int, user) -> Held:
         game["id"] if game else 0,
         game is not None and game["status"] == Game.Status.PLAYING,
         state["version"],
+        *broadcast.mover(state),
         text.head,
         deque(text.events, maxlen=selectors.STATE_EVENTS),
     )
-
-
-def _act(table_id: int, held: Held, user, action: dict, version: int) -> None:
-    # The game of the state held, unless that one is over: then a new one may have begun.
-    game_id = (
-        held.game_id
-        if held.playing
-        else Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING)
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if game_id is None:
-        raise GameError("no_game")
-    services.game_apply_action(game_id=game_id, user=user, action=action, expected_version=version)
 
 
 class SessionEnded(Exception):
@@ -593,7 +624,8 @@ class BadMessage(Exception):
 def parse_message(
     text_data: str | None, bytes_data: bytes | None, messages: dict[str, dict[str, type]]
 ) -> dict:
-    """The client's message if it is one of `messages` with exactly its fields; else BadMessage."""
+    """The client's message if it is one of `messages` with exactly its fields (and any of its
+    OPTIONAL_FIELDS); else BadMessage."""
     raw = text_data.encode() if text_data is not None else bytes_data or b""
     if len(raw) > MAX_FRAME_BYTES:
         raise BadMessage("frame_too_large")
@@ -609,8 +641,10 @@ def parse_message(
     fields = messages.get(kind) if isinstance(kind, str) else None
     if fields is None:
         raise BadMessage("unknown_type")
-    if message.keys() != {"type", *fields} or not all(
-        _has_type(message[name], wanted) for name, wanted in fields.items()
+    optional = OPTIONAL_FIELDS.get(kind, {})
+    given = {name: wanted for name, wanted in optional.items() if name in message}
+    if message.keys() != {"type", *fields, *given} or not all(
+        _has_type(message[name], wanted) for name, wanted in {**fields, **given}.items()
     ):
         raise BadMessage("bad_message")
     return message

@@ -94,7 +94,7 @@ function sendAction(action) {
   }
   store.beginMove(() => {
     // No answer: ask for the current state instead of guessing.
-    socket.send({ type: "sync", version: store.state.version });
+    socket.send(store.syncRequest());
     render();
   }, MOVE_TIMEOUT_MS);
   render();
@@ -128,7 +128,7 @@ function onMessage(message) {
     stopFlights();
     if (!store.continues(message)) {
       // A change was missed: the latest moves alone would leave a gap in the log.
-      socket.send({ type: "sync", version: store.state.version });
+      socket.send(store.syncRequest());
       return;
     }
     const previous = store.state;
@@ -140,6 +140,8 @@ function onMessage(message) {
     if (previous.game && previous.game.id !== message.game?.id) window.scrollTo({ top: 0 });
     signal(previous, store.state);
     refreshBalance();
+  } else if (message.type === "unchanged") {
+    // The answer to a sync: the state shown is the latest, nothing to take.
   } else if (receiveChat(message)) {
     if (message.type === "chat_reported") showToast(t("chat_report_sent"));
   } else if (message.type === "error" && message.code.startsWith("chat_")) {
@@ -308,7 +310,7 @@ const socketPath = `/ws/table/${tableId}/${inviteCode ? `?invite=${encodeURIComp
 socket = new ReconnectingSocket(socketPath, {
   onMessage,
   onStatus,
-  onOpen: () => socket.send({ type: "sync", version: store.state.version ?? 0 }),
+  onOpen: () => socket.send(store.syncRequest()),
 });
 onSettingsChange((current) => {
   document.body.dataset.cardSize = current.card_size;
