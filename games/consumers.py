@@ -47,7 +47,9 @@ USER_RATE_BURST = 2 * USER_RATE_PER_SECOND
 ADDRESS_RATE_PER_SECOND = settings.SOCKET_ADDRESS_RATE_PER_SECOND
 ADDRESS_RATE_BURST = 2 * ADDRESS_RATE_PER_SECOND
 # A socket that goes on sending after it was told to slow down is closed: only its first refused
-# message is answered, and the FLOOD_STRIKES-th closes it unless it paused in between.
+# message is answered, and the FLOOD_STRIKES-th closes it unless it paused in between, if it is
+# over its own limit. One that keeps to its own while its user's or address's budget is spent is
+# only refused: closed, it would come back, and opening costs far more than a refusal.
 FLOOD_STRIKES = 20
 # Opening a socket costs the server far more than a message: opens are rate-limited per client
 # address and per session before the login is read (durak_site.opens), and per user after it.
@@ -254,8 +256,11 @@ class JsonSocket(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": text})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.take_token() or not await ratelimit.take_all_async(*self.message_buckets):
-            await self.refuse_message()
+        if not self.take_token():
+            await self.refuse_message(over_own_limit=True)
+            return
+        if not await ratelimit.take_all_async(*self.message_buckets):
+            await self.refuse_message(over_own_limit=False)
             return
         if self.tokens >= RATE_BURST - 1:  # the client paused long enough to refill its bucket
             self.strikes = 0
@@ -277,12 +282,13 @@ class JsonSocket(AsyncWebsocketConsumer):
             logger.exception("socket message failed")
             await self.send_error("server_error")
 
-    async def refuse_message(self) -> None:
-        """Answer the first message over the limit; close the socket if the client goes on."""
+    async def refuse_message(self, *, over_own_limit: bool) -> None:
+        """Answer the first message over a limit; close the socket if the client goes on over
+        its own."""
         self.strikes += 1
         if self.strikes == 1:
             await self.send_error("rate_limited")
-        elif self.strikes >= FLOOD_STRIKES:
+        elif over_own_limit and self.strikes >= FLOOD_STRIKES:
             await self.close(code=CLOSE_FLOODING)
 
     def take_token(self) -> bool:

@@ -400,12 +400,15 @@ async def test_the_budget_is_shared_by_all_sockets_of_an_address(snapshots):
     for _ in range(per_socket):
         for client in crowd:
             await client.send({"type": "ping"})
-    replies = [kind for client in crowd for kind in (await _replies_until_quiet(client))[0]]
+    answers = [await _replies_until_quiet(client) for client in crowd]
+    replies = [kind for kinds, _code in answers for kind in kinds]
     refilled = (time.monotonic() - started) * consumers.ADDRESS_RATE_PER_SECOND
     assert replies.count("pong") >= consumers.ADDRESS_RATE_BURST
     assert replies.count("pong") <= consumers.ADDRESS_RATE_BURST + refilled + 1
     assert replies.count("pong") < per_socket * len(crowd)
     assert {error["code"] for client in crowd for error in client.errors} == {"rate_limited"}
+    # Each socket kept to its own limit: refused, not closed.
+    assert [code for _kinds, code in answers] == [None] * len(crowd)
     # Another address's bucket is its own.
     for _ in range(per_socket):
         await elsewhere.send({"type": "ping"})
