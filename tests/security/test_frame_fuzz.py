@@ -144,10 +144,19 @@ async def exchange(
 
 
 async def honest_game(server: LiveServer, users: list, table) -> Game:
-    """Two players move through their own sockets until the game ends."""
+    """Two players move through their own sockets until the game ends, each once his socket
+    has shown him the game's version."""
     sockets = [await open_socket(server, user, f"/ws/table/{table.pk}/") for user in users]
-    for socket_ in sockets:
-        await receive(socket_, "state")
+    shown = [(await receive(socket_, "state"))["version"] for socket_ in sockets]
+
+    async def until_shown(seat: int, version: int) -> None:
+        while shown[seat] < version:
+            message = await receive(sockets[seat], timeout=20)
+            # The fuzzers chat at their own table: none of it may reach this one.
+            assert message["type"] not in {"chat", "chat_mutes"}, message
+            if message["type"] == "state":
+                shown[seat] = message["version"]
+
     while True:
         game = await db(Game.objects.get)(table=table)
         if game.status != Game.Status.PLAYING:
@@ -155,15 +164,11 @@ async def honest_game(server: LiveServer, users: list, table) -> Game:
         engine = EngineGame.from_dict(game.state)
         seat = engine.waiting_for[0]
         action = choose_action(engine, seat)
+        await until_shown(seat, game.version)
         await sockets[seat].send(
             json.dumps({"type": "act", "action": action, "version": game.version})
         )
-        while True:
-            message = await receive(sockets[seat], timeout=20)
-            # The fuzzers chat at their own table: none of it may reach this one.
-            assert message["type"] not in {"chat", "chat_mutes"}, message
-            if message["type"] == "state" and message["version"] > game.version:
-                break
+        await until_shown(seat, game.version + 1)
     for socket_ in sockets:
         await socket_.close()
     return game
