@@ -98,38 +98,29 @@ async def take_async(subject: int | str, *, rate: float, burst: float) -> bool:
     return await take_all_async(Bucket(subject, rate, burst))
 
 
-# What this process knows of each bucket it used lately: its tokens at a moment (monotonic), and
-# when it is full again; least lately used first. Redis holds at most as many tokens as this
-# view, which counts only this process's takes besides what Redis told it: a take the view
-# refuses is refused without a round trip, as Redis would refuse it, so that a flood costs no
-# round trip per message. A bucket is forgotten once it would be full again.
-_seen: dict[str, tuple[float, float, float]] = {}
+# The buckets this process found empty, each with the moment (monotonic) it holds a token again,
+# soonest first but for a few: until then a take is refused here, as Redis would refuse it (only
+# takes change a bucket besides its refill), and a flood costs no round trip per message.
+_empty_until: dict[str, float] = {}
 
 
 def forget_empty() -> None:
-    """Forget what this process knows of the buckets (when their keys were removed from Redis)."""
-    _seen.clear()
-
-
-def _tokens_seen(bucket: Bucket, now: float) -> float:
-    tokens, at, _full_at = _seen.get(bucket.name, (bucket.burst, now, now))
-    return min(bucket.burst, tokens + (now - at) * bucket.rate)
+    """Forget which buckets this process found empty (when their keys were removed from Redis)."""
+    _empty_until.clear()
 
 
 async def take_all_async(*buckets: Bucket) -> bool:
     """Spend a token of each bucket in one round trip, or of none when any is empty (False)."""
-    now = time.monotonic()
-    if any(_tokens_seen(bucket, now) < 1 for bucket in buckets):
-        return False
     keys = [bucket.name for bucket in buckets]
+    now = time.monotonic()
+    if any(_empty_until.get(name, 0.0) > now for name in keys):
+        return False
     args = [number for bucket in buckets for number in (bucket.rate, bucket.burst)]
     waits = await _async_take_script()(keys=keys, args=args)
-    taken = not any(waits)
-    for bucket, wait in zip(buckets, waits, strict=True):
-        # Empty until Redis said it refills; else what this process saw, less the token taken.
-        tokens = 1 - wait / 1000 * bucket.rate if wait else _tokens_seen(bucket, now) - taken
-        _seen.pop(bucket.name, None)
-        _seen[bucket.name] = (tokens, now, now + (bucket.burst - tokens) / bucket.rate)
-    while _seen and next(iter(_seen.values()))[2] <= now:
-        del _seen[next(iter(_seen))]
-    return taken
+    while _empty_until and next(iter(_empty_until.values())) <= now:
+        del _empty_until[next(iter(_empty_until))]
+    for name, wait in zip(keys, waits, strict=True):
+        if wait:
+            _empty_until.pop(name, None)  # back at the end, in the order of refilling
+            _empty_until[name] = now + wait / 1000
+    return not any(waits)
