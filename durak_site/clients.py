@@ -48,13 +48,19 @@ def client_of(request: HttpRequest) -> Client:
     )
 
 
+def address_of_scope(scope: Mapping[str, Any]) -> str | None:
+    """A WebSocket's client address: the one the server took from the connection (behind the
+    proxy, from the X-Forwarded-For it sets: Daphne's ``--proxy-headers`` when
+    TRUSTED_PROXY_COUNT is above 0)."""
+    return (scope.get("client") or [None])[0]
+
+
 def client_of_scope(scope: Mapping[str, Any]) -> Client:
-    """The same for a WebSocket: the address the server took from the connection (behind the
-    proxy, from the X-Forwarded-For it sets), the browser's cookie id and its user agent's hash."""
+    """The same for a WebSocket: its address, the browser's cookie id and its user agent's hash."""
     known = scope.get("cookies", {}).get(BROWSER_COOKIE, "")
     agent = next((value for name, value in scope.get("headers", []) if name == b"user-agent"), b"")
     return Client(
-        address=(scope.get("client") or [None])[0],
+        address=address_of_scope(scope),
         browser_id=known if BROWSER_ID.fullmatch(known) else "",
         user_agent_hash=user_agent_hash(agent.decode("latin-1")),
     )

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.http.cookie import parse_cookie
 
 from durak_site import ratelimit
+from durak_site.clients import address_of_scope
 
 CLOSE_OPENED_TOO_OFTEN = 4430
 # One session opens at most what its user may (games.consumers counts per user).
@@ -52,7 +53,7 @@ class OpenLimits:
 async def opening_allowed(scope: dict) -> bool:
     """Spend a token of the address's bucket, then one of the session's; False if either is
     empty."""
-    address = (scope.get("client") or ["unknown"])[0]
+    address = address_of_scope(scope) or "unknown"
     if not await ratelimit.take_async(
         f"open:address:{address}", rate=OPENS_PER_SECOND_ADDRESS, burst=OPENS_BURST_ADDRESS
     ):

@@ -4,7 +4,9 @@ messages, new tables."""
 from __future__ import annotations
 
 import asyncio
+import time
 import weakref
+from dataclasses import dataclass, field
 from functools import cache as once
 
 import redis
@@ -16,25 +18,47 @@ from redis.backoff import NoBackoff
 
 from durak_site.redis_pools import waiting_pool
 
-# Refill, take and store in one atomic step, timed by the Redis clock so that the processes'
-# own clocks cannot disagree about it.
+# Refill every bucket, take one token from each if each has one (else from none), and store
+# them, in one atomic step timed by the Redis clock, so that the processes' own clocks cannot
+# disagree about it. KEYS are the buckets; ARGV their rates and bursts, in pairs. Returns the
+# milliseconds until each bucket holds a token again: all 0 when the tokens were taken.
 _TAKE = """
-local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
-local stored = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(stored[1]) or burst
-local at = tonumber(stored[2]) or now
-tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
-local taken = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  taken = 1
+local tokens = {}
+local waits = {}
+local taken = 1
+for i, bucket in ipairs(KEYS) do
+  local rate, burst = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local stored = redis.call('HMGET', bucket, 'tokens', 'at')
+  local at = tonumber(stored[2]) or now
+  tokens[i] = math.min(burst, (tonumber(stored[1]) or burst) + math.max(0, now - at) * rate)
+  waits[i] = 0
+  if tokens[i] < 1 then
+    taken = 0
+    waits[i] = math.ceil((1 - tokens[i]) / rate * 1000)
+  end
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 1)
-return taken
+for i, bucket in ipairs(KEYS) do
+  local rate, burst = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  redis.call('HSET', bucket, 'tokens', tostring(tokens[i] - taken), 'at', tostring(now))
+  redis.call('EXPIRE', bucket, math.ceil(burst / rate) + 1)
+end
+return waits
 """
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """One token bucket: its subject (`key`), tokens added a second, and the most it holds."""
+
+    subject: int | str
+    rate: float
+    burst: float
+    name: str = field(init=False)  # its Redis key, made once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", key(self.subject))
 
 
 @once
@@ -66,9 +90,37 @@ def key(subject: int | str) -> str:
 
 def take(subject: int | str, *, rate: float, burst: float) -> bool:
     """Spend one of the bucket's tokens; False when it has none left (the request is refused)."""
-    return bool(_take_script()(keys=[key(subject)], args=[rate, burst]))
+    return not any(_take_script()(keys=[key(subject)], args=[rate, burst]))
 
 
 async def take_async(subject: int | str, *, rate: float, burst: float) -> bool:
     """`take` on the running event loop: a socket's message costs no thread."""
-    return bool(await _async_take_script()(keys=[key(subject)], args=[rate, burst]))
+    return await take_all_async(Bucket(subject, rate, burst))
+
+
+# The buckets this process found empty, each with the moment (monotonic) it holds a token again,
+# soonest first but for a few: until then a take is refused here, as Redis would refuse it (only
+# takes change a bucket besides its refill), and a flood costs no round trip per message.
+_empty_until: dict[str, float] = {}
+
+
+def forget_empty() -> None:
+    """Forget which buckets this process found empty (when their keys were removed from Redis)."""
+    _empty_until.clear()
+
+
+async def take_all_async(*buckets: Bucket) -> bool:
+    """Spend a token of each bucket in one round trip, or of none when any is empty (False)."""
+    keys = [bucket.name for bucket in buckets]
+    now = time.monotonic()
+    if any(_empty_until.get(name, 0.0) > now for name in keys):
+        return False
+    args = [number for bucket in buckets for number in (bucket.rate, bucket.burst)]
+    waits = await _async_take_script()(keys=keys, args=args)
+    while _empty_until and next(iter(_empty_until.values())) <= now:
+        del _empty_until[next(iter(_empty_until))]
+    for name, wait in zip(keys, waits, strict=True):
+        if wait:
+            _empty_until.pop(name, None)  # back at the end, in the order of refilling
+            _empty_until[name] = now + wait / 1000
+    return not any(waits)

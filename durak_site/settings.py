@@ -388,6 +388,9 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 # Messages a second one socket may send (bursts of twice as many); all of a user's sockets
 # together may send twice that (docs/protocol.md).
 SOCKET_RATE_PER_SECOND = float(os.environ.get("SOCKET_RATE_PER_SECOND", "10"))
+# Messages a second all sockets of one client address may send together (bursts of twice as
+# many), on every web process: room for a crowd behind one router, not for a flood from it.
+SOCKET_ADDRESS_RATE_PER_SECOND = float(os.environ.get("SOCKET_ADDRESS_RATE_PER_SECOND", "40"))
 # Sockets one client address may open a second (bursts of 30 times as many); raise it for load
 # tests, where every client comes from one address.
 SOCKET_ADDRESS_OPENS_PER_SECOND = float(os.environ.get("SOCKET_ADDRESS_OPENS_PER_SECOND", "2"))

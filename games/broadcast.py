@@ -89,6 +89,14 @@ def state_frame(head: str, events: Iterable[str], events_from: int | None) -> st
     return f'{{"type":"state",{head},"events":[{moves}],"events_from":{events_from}}}'
 
 
+def mover(state: dict[str, Any]) -> tuple[int | None, bool]:
+    """The viewer's seat in the state's game (None: he does not play it) and whether the state
+    gives him any legal move; a socket refuses what they rule out without the database."""
+    if state["game"] is None:
+        return None, False
+    return state["you"], bool(state["view"]["legal_actions"])
+
+
 def table_messages(
     snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, at: float
 ) -> list[Message]:
@@ -103,12 +111,16 @@ def table_messages(
     live = game is not None and game.status == Game.Status.PLAYING
 
     def body(kind: str, user_id: int | None) -> dict[str, Any]:
-        text = state_text(selectors.table_state(snapshot, user_id, connected, []), moves)
+        state = selectors.table_state(snapshot, user_id, connected, [])
+        text = state_text(state, moves)
+        seat, may_act = mover(state)
         return {
             "type": kind,
             "key": key,
             "from": events_from,
             "playing": live,
+            "seat": seat,
+            "may_act": may_act,
             "head": text.head,
             "events": text.events,
         }

@@ -28,11 +28,11 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site import handshakes, opens, ratelimit, sockets
-from durak_site.clients import client_of_scope
+from durak_site.clients import address_of_scope, client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
 from games import broadcast, presence, selectors, services
-from games.errors import GameError
+from games.errors import ERROR_MESSAGES, GameError
 from games.models import Game, Table
 
 MAX_FRAME_BYTES = 4096
@@ -43,8 +43,13 @@ RATE_BURST = 2 * RATE_PER_SECOND
 # All of one user's sockets together, so that opening more of them buys no more messages.
 USER_RATE_PER_SECOND = 2 * RATE_PER_SECOND
 USER_RATE_BURST = 2 * USER_RATE_PER_SECOND
+# All sockets of one client address together, so that more users behind it buy no more either.
+ADDRESS_RATE_PER_SECOND = settings.SOCKET_ADDRESS_RATE_PER_SECOND
+ADDRESS_RATE_BURST = 2 * ADDRESS_RATE_PER_SECOND
 # A socket that goes on sending after it was told to slow down is closed: only its first refused
-# message is answered, and the FLOOD_STRIKES-th closes it unless it paused in between.
+# message is answered, and the FLOOD_STRIKES-th closes it unless it paused in between, if it is
+# over its own limit. One that keeps to its own while its user's or address's budget is spent is
+# only refused: closed, it would come back, and opening costs far more than a refusal.
 FLOOD_STRIKES = 20
 # Opening a socket costs the server far more than a message: opens are rate-limited per client
 # address and per session before the login is read (durak_site.opens), and per user after it.
@@ -75,6 +80,8 @@ TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "ping": {},
 }
 LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
+# The fields a message may have besides those, by message type.
+OPTIONAL_FIELDS: dict[str, dict[str, type]] = {"sync": {"game": int}}
 # Refusals of a message itself, before any command runs; the commands' own are in games.errors.
 PROTOCOL_ERRORS: dict[str, Promise] = {
     "invalid_json": _("The message is not valid JSON."),
@@ -91,9 +98,9 @@ logger = logging.getLogger(__name__)
 
 
 class JsonSocket(AsyncWebsocketConsumer):
-    """JSON messages with one error shape, token buckets per connection and per user, a cap on
-    each user's open sockets and on how often they are opened, a session that must stay valid,
-    and a language.
+    """JSON messages with one error shape, token buckets per connection, per user and per client
+    address, a cap on each user's open sockets and on how often they are opened, a session that
+    must stay valid, and a language.
 
     Whatever a socket claims (its slot in the user's count, its heartbeat, its groups) is given
     back in ``release``, which runs however the handler ends: closed by the client, failed, or
@@ -147,6 +154,14 @@ class JsonSocket(AsyncWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.refuse(CLOSE_UNAUTHENTICATED)
             return
+        self.message_buckets = (
+            ratelimit.Bucket(self.user.pk, USER_RATE_PER_SECOND, USER_RATE_BURST),
+            ratelimit.Bucket(
+                f"address:{address_of_scope(self.scope) or 'unknown'}",
+                ADDRESS_RATE_PER_SECOND,
+                ADDRESS_RATE_BURST,
+            ),
+        )
         if not await _take(f"open:user:{self.user.pk}", OPENS_PER_SECOND_USER, OPENS_BURST_USER):
             await self.refuse(CLOSE_OPENED_TOO_OFTEN)
             return
@@ -242,10 +257,11 @@ class JsonSocket(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": text})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.take_token() or not await _take(
-            self.user.pk, USER_RATE_PER_SECOND, USER_RATE_BURST
-        ):
-            await self.refuse_message()
+        if not self.take_token():
+            await self.refuse_message(over_own_limit=True)
+            return
+        if not await ratelimit.take_all_async(*self.message_buckets):
+            await self.refuse_message(over_own_limit=False)
             return
         if self.tokens >= RATE_BURST - 1:  # the client paused long enough to refill its bucket
             self.strikes = 0
@@ -267,12 +283,13 @@ class JsonSocket(AsyncWebsocketConsumer):
             logger.exception("socket message failed")
             await self.send_error("server_error")
 
-    async def refuse_message(self) -> None:
-        """Answer the first message over the limit; close the socket if the client goes on."""
+    async def refuse_message(self, *, over_own_limit: bool) -> None:
+        """Answer the first message over a limit; close the socket if the client goes on over
+        its own."""
         self.strikes += 1
         if self.strikes == 1:
             await self.send_error("rate_limited")
-        elif self.strikes >= FLOOD_STRIKES:
+        elif over_own_limit and self.strikes >= FLOOD_STRIKES:
             await self.close(code=CLOSE_FLOODING)
 
     def take_token(self) -> bool:
@@ -316,8 +333,10 @@ class TableConsumer(JsonSocket):
     """``/ws/table/<id>/``: the table as this user may see it, after every change.
 
     The socket forwards the states it is sent (``games.broadcast``) and keeps the last one with
-    its whole log, as text, so ``sync`` costs nothing. It reads the database only to open, and
-    to catch up when a state shows it missed one.
+    its whole log, as text, so ``sync`` costs nothing, and a move that state already rules out
+    (stale, a spectator's, or of a seat with nothing to do) is refused without the database. It
+    reads the database only to open, to catch up when a state shows it missed one, and for the
+    commands themselves.
     """
 
     messages = TABLE_MESSAGES
@@ -396,12 +415,18 @@ class TableConsumer(JsonSocket):
             return
         log = held.events if since else deque(maxlen=selectors.STATE_EVENTS)
         log.extend(event["events"])
-        self.held = Held(key[0], event["playing"], key[1], event["head"], log)
+        self.held = Held(
+            key[0], event["playing"], key[1], event["seat"], event["may_act"], event["head"], log
+        )
         self.key = key
         await self.send(text_data=broadcast.state_frame(event["head"], event["events"], since))
 
     async def on_sync(self, message: dict) -> None:
-        await self.send(text_data=self.held.frame())
+        held = self.held
+        if message["version"] == held.version and message.get("game", held.game_id) == held.game_id:
+            await self.send_json({"type": "unchanged", "version": held.version})
+        else:
+            await self.send(text_data=held.frame())
 
     async def on_visibility(self, message: dict) -> None:
         """The page was hidden or shown: a player who does not see his table gets pushes."""
@@ -457,9 +482,22 @@ class TableConsumer(JsonSocket):
         return result
 
     async def on_act(self, message: dict) -> None:
+        held = self.held
+        refusal = held.refusal(message["version"])
+        if refusal is not None:
+            if not await self.session_still_valid():
+                return
+            await self.send_error(refusal, ERROR_MESSAGES[refusal])
+            if refusal == "stale_version":
+                await self.send(text_data=held.frame())
+            return
         try:
             outbox = await self.table_command(
-                _act, self.table_id, self.held, self.user, message["action"], message["version"]
+                services.game_apply_action,
+                game_id=held.game_id,
+                user=self.user,
+                action=message["action"],
+                expected_version=message["version"],
             )
         except GameError as error:
             await self.send_error(error.code, error.message)
@@ -531,16 +569,37 @@ def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:
 @dataclass(slots=True)
 class Held:
     """What a table socket keeps of the last state it sent: the game (0: none), whether it is
-    being played, its version, and the state as text (``broadcast.StateText``) with its log."""
+    being played, its version, the user's seat in it (None: he does not play it), whether that
+    seat has any legal move, and the state as text (``broadcast.StateText``) with its log."""
 
     game_id: int
     playing: bool
     version: int
+    seat: int | None
+    may_act: bool
     head: str
     events: deque[str]
 
     def frame(self) -> str:
         return broadcast.state_frame(self.head, self.events, None)
+
+    def refusal(self, version: int) -> str | None:
+        """The error code of a move made at `version` that this state already rules out, in
+        the order the game itself checks; None when only the game can tell.
+
+        The client knows only the states its socket sent, this one the latest: a move at any
+        other version is stale, and a state that gives the seat no legal move refuses them all.
+        """
+        if not self.playing:
+            # A game that began after this state was sent would have reached this socket too.
+            return "no_game"
+        if self.seat is None:
+            return "not_a_player"
+        if version != self.version:
+            return "stale_version"
+        if not self.may_act:
+            return "not_your_turn"
+        return None
 
 
 def _table_state(table_id: int, user) -> Held:
@@ -551,23 +610,10 @@ def _table_state(table_id: int, user) -> Held:
         game["id"] if game else 0,
         game is not None and game["status"] == Game.Status.PLAYING,
         state["version"],
+        *broadcast.mover(state),
         text.head,
         deque(text.events, maxlen=selectors.STATE_EVENTS),
     )
-
-
-def _act(table_id: int, held: Held, user, action: dict, version: int) -> None:
-    # The game of the state held, unless that one is over: then a new one may have begun.
-    game_id = (
-        held.game_id
-        if held.playing
-        else Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING)
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if game_id is None:
-        raise GameError("no_game")
-    services.game_apply_action(game_id=game_id, user=user, action=action, expected_version=version)
 
 
 class SessionEnded(Exception):
@@ -591,7 +637,8 @@ class BadMessage(Exception):
 def parse_message(
     text_data: str | None, bytes_data: bytes | None, messages: dict[str, dict[str, type]]
 ) -> dict:
-    """The client's message if it is one of `messages` with exactly its fields; else BadMessage."""
+    """The client's message if it is one of `messages` with exactly its fields (and any of its
+    OPTIONAL_FIELDS); else BadMessage."""
     raw = text_data.encode() if text_data is not None else bytes_data or b""
     if len(raw) > MAX_FRAME_BYTES:
         raise BadMessage("frame_too_large")
@@ -607,8 +654,10 @@ def parse_message(
     fields = messages.get(kind) if isinstance(kind, str) else None
     if fields is None:
         raise BadMessage("unknown_type")
-    if message.keys() != {"type", *fields} or not all(
-        _has_type(message[name], wanted) for name, wanted in fields.items()
+    optional = OPTIONAL_FIELDS.get(kind, {})
+    given = {name: wanted for name, wanted in optional.items() if name in message}
+    if message.keys() != {"type", *fields, *given} or not all(
+        _has_type(message[name], wanted) for name, wanted in {**fields, **given}.items()
     ):
         raise BadMessage("bad_message")
     return message

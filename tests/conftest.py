@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 
-from durak_site import embedded
+from durak_site import embedded, ratelimit
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -28,4 +28,5 @@ def _fresh_cache():
     prefix = settings.CACHES["default"]["KEY_PREFIX"]
     for key in client.scan_iter(match=f"{prefix}:*", count=1000):
         client.delete(key)
+    ratelimit.forget_empty()
     yield

@@ -102,7 +102,7 @@ function sendAction(action) {
   }
   store.beginMove(() => {
     // No answer: ask for the current state instead of guessing.
-    socket.send({ type: "sync", version: store.state.version });
+    socket.send(store.syncRequest());
     render();
   }, MOVE_TIMEOUT_MS);
   render();
@@ -136,7 +136,7 @@ function onMessage(message) {
     stopFlights();
     if (!store.continues(message)) {
       // A change was missed: the latest moves alone would leave a gap in the log.
-      socket.send({ type: "sync", version: store.state.version });
+      socket.send(store.syncRequest());
       return;
     }
     const previous = store.state;
@@ -148,6 +148,8 @@ function onMessage(message) {
     if (previous.game && previous.game.id !== message.game?.id) window.scrollTo({ top: 0 });
     signal(previous, store.state);
     refreshBalance();
+  } else if (message.type === "unchanged") {
+    // The answer to a sync: the state shown is the latest, nothing to take.
   } else if (receiveChat(message)) {
     if (message.type === "chat_reported") showToast(t("chat_report_sent"));
   } else if (message.type === "error" && message.code.startsWith("chat_")) {
@@ -325,7 +327,7 @@ const socketPath = `/ws/table/${tableId}/${inviteCode ? `?invite=${encodeURIComp
 /** Back from a drop or a sleep: the state at once, and what the server did meanwhile. */
 function resync() {
   awayWatch.returned();
-  socket.send({ type: "sync", version: store.state.version ?? 0 });
+  socket.send(store.syncRequest());
 }
 // The server pushes "your move" to a player only while no page of his shows the table
 // (docs/protocol.md): a new socket counts as shown until it says otherwise.

@@ -135,8 +135,11 @@ async def test_sockets_only_forward_the_states_they_are_sent(snapshots, state_re
         )
     assert watcher.state["you"] is None and watcher.state["view"]["hand"] == []
 
-    # sync at the current version: the socket answers from what it holds.
-    await clients[0].send({"type": "sync", "version": game.version})
+    # A sync at the current version is answered `unchanged`, one from an older version with the
+    # whole state: the socket answers both from what it holds.
+    await clients[0].send({"type": "sync", "version": game.version, "game": game.pk})
+    assert await clients[0].receive() == {"type": "unchanged", "version": game.version}
+    await clients[0].send({"type": "sync", "version": game.version - 1, "game": game.pk})
     full = await clients[0].receive("state")
     assert full["version"] == game.version and "events_from" not in full
     assert len(full["events"]) == game.version

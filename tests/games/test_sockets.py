@@ -385,6 +385,98 @@ async def test_the_rate_limit_is_shared_by_all_sockets_of_a_user(snapshots):
         await client.close()
 
 
+async def test_the_budget_is_shared_by_all_sockets_of_an_address(snapshots):
+    users = await players(10)
+    table = await open_table(users[:2], 2)
+    # Users behind one address, each socket within its own burst and each user within his:
+    # only the address's shared bucket can refuse. Together they send far more than its burst.
+    per_socket = int(consumers.RATE_BURST) - 2
+    crowd = [TableClient(user, table.pk, snapshots, address="192.0.2.7") for user in users[:9]]
+    elsewhere = TableClient(users[9], table.pk, snapshots, address="192.0.2.8")
+    for client in [*crowd, elsewhere]:
+        await client.connect()
+        await client.drain()
+    started = time.monotonic()
+    for _ in range(per_socket):
+        for client in crowd:
+            await client.send({"type": "ping"})
+    answers = [await _replies_until_quiet(client) for client in crowd]
+    replies = [kind for kinds, _code in answers for kind in kinds]
+    refilled = (time.monotonic() - started) * consumers.ADDRESS_RATE_PER_SECOND
+    assert replies.count("pong") >= consumers.ADDRESS_RATE_BURST
+    assert replies.count("pong") <= consumers.ADDRESS_RATE_BURST + refilled + 1
+    assert replies.count("pong") < per_socket * len(crowd)
+    assert {error["code"] for client in crowd for error in client.errors} == {"rate_limited"}
+    # Each socket kept to its own limit: refused, not closed.
+    assert [code for _kinds, code in answers] == [None] * len(crowd)
+    # Another address's bucket is its own.
+    for _ in range(per_socket):
+        await elsewhere.send({"type": "ping"})
+    replies = [(await elsewhere.receive())["type"] for _ in range(per_socket)]
+    assert replies == ["pong"] * per_socket
+    for client in [*crowd, elsewhere]:
+        await client.close()
+
+
+async def test_what_the_state_held_answers_costs_no_database_work(snapshots, monkeypatch):
+    users = await players(4)
+    table = await open_table(users[:2], 2)
+    waiting_table = await open_table(users[3:], 2)  # one player of two: no game yet
+    game = await current_game(table)
+    engine = EngineGame.from_dict(game.state)
+    leader = engine.waiting_for[0]
+    other = 1 - leader
+    lead = engine.timeout_action(leader)
+    clients = await connect_all(users[:2], table, snapshots)
+    watcher = TableClient(users[2], table.pk, snapshots)
+    alone = TableClient(users[3], waiting_table.pk, snapshots)
+    await watcher.connect()
+    await alone.connect()
+    for client in [*clients, watcher, alone]:
+        await client.drain()
+    work: list[str] = []
+    counted = consumers.database_sync_to_async
+
+    def counting(function):
+        work.append(function.__name__)
+        return counted(function)
+
+    monkeypatch.setattr(consumers, "database_sync_to_async", counting)
+    version = game.version
+    syncs = [
+        ({"version": version, "game": game.pk}, "unchanged"),
+        ({"version": version}, "unchanged"),
+        ({"version": version, "game": game.pk + 1}, "state"),  # the client shows another game
+        ({"version": version + 1}, "state"),
+    ]
+    for fields, answer in syncs:
+        await clients[leader].send({"type": "sync", **fields})
+        reply = await clients[leader].receive()
+        assert reply["type"] == answer, fields
+        assert reply["version"] == version
+    refused = [
+        (clients[leader], lead, version + 1, "stale_version"),
+        (clients[other], lead, version, "not_your_turn"),
+        (clients[other], {"type": "take"}, version, "not_your_turn"),
+        (watcher, lead, version, "not_a_player"),
+        (alone, lead, 0, "no_game"),
+    ]
+    for client, action, at, code in refused:
+        await client.send({"type": "act", "action": action, "version": at})
+        error = await client.receive()
+        assert (error["type"], error["code"]) == ("error", code), action
+        if code == "stale_version":  # the state shown follows, as after any stale move
+            assert (await client.receive("state"))["version"] == version
+    # Nothing but a session check that came due: no state read, no move tried.
+    assert set(work) <= {"session_is_valid"}, work
+    assert (await current_game(table)).version == version
+    await clients[leader].send({"type": "act", "action": lead, "version": version})
+    await clients[leader].state_at_least(version + 1)
+    assert "_session_checked" in work  # a move the state allows goes to the game
+    for client in [*clients, watcher, alone]:
+        await client.close()
+
+
 # --- connections ---------------------------------------------------------------------------
 
 
@@ -395,7 +487,8 @@ async def test_a_reconnect_returns_the_same_view_and_presence_is_shown(snapshots
     state = await first.receive("state")  # the second player's arrival
     assert [player["connected"] for player in state["players"]] == [True, True]
     view = first.state["view"]
-    await first.send({"type": "sync", "version": 0})
+    # A client showing no game yet at version 0 is sent the whole state of the game at 0.
+    await first.send({"type": "sync", "version": 0, "game": 0})
     assert (await first.receive("state"))["view"] == view
 
     await second.close()
@@ -676,7 +769,8 @@ async def test_a_player_marked_away_says_he_is_back_and_the_mark_clears(snapshot
     # Saying it again changes nothing; a spectator may not say it at all.
     await first.send({"type": "back"})
     await first.send({"type": "sync", "version": 0})
-    assert (await first.receive("state"))["players"][0]["away"] is False
+    assert await first.receive() == {"type": "unchanged", "version": 0}
+    assert first.state["players"][0]["away"] is False
     watcher = TableClient(users[2], table.pk, snapshots)
     await watcher.connect()
     await watcher.send({"type": "back"})

@@ -137,3 +137,8 @@ test("a rematch confirmation sent waits for the own seat's, not another player's
   store.receive({ ...finished, version: 0, game: { id: 2 }, rematch: null });
   assert.equal(store.rematchSent, false);
 });
+
+test("a sync names the version and game shown, 0 for none", () => {
+  assert.deepEqual(new TableStore(state(7, ["6S"], 41)).syncRequest(), { type: "sync", version: 7, game: 41 });
+  assert.deepEqual(new TableStore({ version: 0, game: null }).syncRequest(), { type: "sync", version: 0, game: 0 });
+});

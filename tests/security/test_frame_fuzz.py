@@ -59,6 +59,7 @@ near_valid = st.fixed_dictionaries(
         "action": actions | json_values,
         "version": st.integers(-3, 2**70) | st.booleans() | st.text(max_size=5) | st.none(),
         "seat": st.integers(-1, 7),
+        "game": st.integers(-1, 2**40) | json_values,
         "text": st.text(max_size=260) | json_values,
         "phrase": st.sampled_from(["good_luck", "thanks", "curse", ""]) | json_values,
         "nickname": st.text(max_size=12) | json_values,
@@ -82,7 +83,7 @@ frames = st.one_of(
 def fast_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
     """The platform with message limits far above the fuzzer's pace (the limits have tests)."""
     with django_db_blocker.unblock():
-        env = server_env(SOCKET_RATE_PER_SECOND="100000")
+        env = server_env(SOCKET_RATE_PER_SECOND="100000", SOCKET_ADDRESS_RATE_PER_SECOND="100000")
     live = LiveServer(env, BASE_DIR / "test-artifacts" / "security-fuzz.log")
     live.start()
     try:
@@ -93,7 +94,8 @@ def fast_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
 
 def expected_reply(frame: str | bytes, messages: dict, version: int) -> tuple[set[str], str | None]:
     """The answers the server may give: an error (with its code when the frame itself is bad),
-    a pong, a state, or for a chat message its effect or a refusal."""
+    a pong, a state (or `unchanged` for a sync at the version shown), or for a chat message its
+    effect or a refusal."""
     text = frame if isinstance(frame, str) else None
     data = frame if isinstance(frame, bytes) else None
     try:
@@ -103,7 +105,7 @@ def expected_reply(frame: str | bytes, messages: dict, version: int) -> tuple[se
     if message["type"] == "ping":
         return {"pong"}, None
     if message["type"] == "sync":
-        return {"state"}, None
+        return {"state", "unchanged"}, None
     if message["type"] in CHAT:
         return {CHAT[message["type"]], "error"}, None
     return {"error"}, None  # an act: stale, or not this seat's move, or malformed: some error
@@ -142,10 +144,19 @@ async def exchange(
 
 
 async def honest_game(server: LiveServer, users: list, table) -> Game:
-    """Two players move through their own sockets until the game ends."""
+    """Two players move through their own sockets until the game ends, each once his socket
+    has shown him the game's version."""
     sockets = [await open_socket(server, user, f"/ws/table/{table.pk}/") for user in users]
-    for socket_ in sockets:
-        await receive(socket_, "state")
+    shown = [(await receive(socket_, "state"))["version"] for socket_ in sockets]
+
+    async def until_shown(seat: int, version: int) -> None:
+        while shown[seat] < version:
+            message = await receive(sockets[seat], timeout=20)
+            # The fuzzers chat at their own table: none of it may reach this one.
+            assert message["type"] not in {"chat", "chat_mutes"}, message
+            if message["type"] == "state":
+                shown[seat] = message["version"]
+
     while True:
         game = await db(Game.objects.get)(table=table)
         if game.status != Game.Status.PLAYING:
@@ -153,15 +164,11 @@ async def honest_game(server: LiveServer, users: list, table) -> Game:
         engine = EngineGame.from_dict(game.state)
         seat = engine.waiting_for[0]
         action = choose_action(engine, seat)
+        await until_shown(seat, game.version)
         await sockets[seat].send(
             json.dumps({"type": "act", "action": action, "version": game.version})
         )
-        while True:
-            message = await receive(sockets[seat], timeout=20)
-            # The fuzzers chat at their own table: none of it may reach this one.
-            assert message["type"] not in {"chat", "chat_mutes"}, message
-            if message["type"] == "state" and message["version"] > game.version:
-                break
+        await until_shown(seat, game.version + 1)
     for socket_ in sockets:
         await socket_.close()
     return game

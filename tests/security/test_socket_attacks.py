@@ -38,7 +38,7 @@ from tests.security.conftest import (
     players,
     receive,
 )
-from tests.servers import test_database_url
+from tests.servers import test_database_url, wait_until_database_quiet
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -84,8 +84,15 @@ async def test_a_deeply_nested_frame_is_answered_and_leaks_nothing(server):
 async def test_a_handler_the_server_kills_gives_back_what_it_held(server):
     users = await players(2)
     table = await open_table(users)
-    socket_ = await open_socket(server, users[0], f"/ws/table/{table.pk}/")
-    state = await receive(socket_, "state")
+    # The player the game waits for: his move goes to the game (another's is refused at once).
+    for mover in users:
+        socket_ = await open_socket(server, mover, f"/ws/table/{table.pk}/")
+        state = await receive(socket_, "state")
+        if state["view"]["legal_actions"]:
+            break
+        await socket_.close()
+        assert await slots_drop_to(mover, 0) == 0
+        await asyncio.to_thread(wait_until_database_quiet, test_database_url())  # his departure
     log = Path(server.log.name)
     kills_before = log.read_text().count("took too long to shut down and was killed")
     # Hold the table's row lock: the move below waits for it, and so its handler cannot end
@@ -101,7 +108,7 @@ async def test_a_handler_the_server_kills_gives_back_what_it_held(server):
             assert time.monotonic() < deadline, "the server never killed the handler"
             await asyncio.sleep(0.2)
         # The killed handler's slot and heartbeat are gone although the move still waits.
-        assert await slots_drop_to(users[0], 0) == 0
+        assert await slots_drop_to(mover, 0) == 0
         blocker.rollback()
 
 

@@ -1,10 +1,12 @@
-"""The sockets' token buckets wait for a free Redis connection under a burst instead of failing."""
+"""The sockets' token buckets: they wait for a free Redis connection under a burst instead of
+failing, are spent together or not at all, and once found empty refuse without Redis."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+import redis
 import redis.asyncio
 from django.conf import settings
 from redis.exceptions import MaxConnectionsError
@@ -35,3 +37,31 @@ async def test_the_plain_pool_would_have_failed_under_the_same_burst():
     with pytest.raises(MaxConnectionsError):
         await asyncio.gather(*(client.eval("return 1", 0) for _ in range(CHECKS)))
     await client.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_message_spends_a_token_of_each_bucket_or_of_none():
+    plenty = ratelimit.Bucket("all-or-none-plenty", 1, 5)
+    scarce = ratelimit.Bucket("all-or-none-scarce", 0.001, 1)
+    assert await ratelimit.take_all_async(plenty, scarce)
+    # The scarce bucket is empty now: refused, and the plenty one keeps what it had.
+    assert not await ratelimit.take_all_async(plenty, scarce)
+    assert [await ratelimit.take_async(plenty.subject, rate=1, burst=5) for _ in range(5)] == [
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_bucket_found_empty_refuses_without_redis_until_it_refills():
+    bucket = ratelimit.Bucket("refill-test", 1, 1)  # a token a second
+    assert await ratelimit.take_all_async(bucket)
+    assert not await ratelimit.take_all_async(bucket)
+    # Had the process asked Redis, the bucket removed there would have given a token at once.
+    redis.Redis.from_url(settings.REDIS_URL).delete(ratelimit.key(bucket.subject))
+    assert not await ratelimit.take_all_async(bucket)
+    await asyncio.sleep(1.05)
+    assert await ratelimit.take_all_async(bucket)

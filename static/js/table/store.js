@@ -46,6 +46,14 @@ export class TableStore {
   }
 
   /**
+   * The `sync` message for the state held: the version and game it shows (0 for none), so the
+   * server answers `unchanged` when it is the latest, and the whole state otherwise.
+   */
+  syncRequest() {
+    return { type: "sync", version: this.state.version ?? 0, game: this.gameId ?? 0 };
+  }
+
+  /**
    * Take a state message from the server. Returns false (and changes nothing) for an older
    * snapshot of the same game that overtook a newer one. The moves of a state that carries
    * only the latest ones are added to the log held.
