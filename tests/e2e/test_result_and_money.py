@@ -13,9 +13,10 @@ from playwright.sync_api import Page, expect
 from games import services
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
-from games.models import PRACTICE_PLAYER_SEAT, Game, Rating, Table
+from games.models import Game, Rating, Table
 from games.rating import display_rating
 from tests.e2e.test_layout import DESKTOP, PHONE, funded_player, log_in
+from tests.games.test_practice import step
 from tests.players import create_player
 from wallet.money import format_money as format_in_language
 
@@ -110,16 +111,7 @@ def test_a_finished_game_shows_each_net_and_rating_change_and_the_ratings_it_lef
 def finish_practice(game: Game, user) -> Game:
     """The player moves with the heuristic bot, the bots move at once: no worker needed."""
     while game.status == Game.Status.PLAYING:
-        engine = EngineGame.from_dict(game.state)
-        if PRACTICE_PLAYER_SEAT in engine.waiting_for:
-            services.game_apply_action(
-                game_id=game.pk,
-                user=user,
-                action=choose_action(engine, PRACTICE_PLAYER_SEAT),
-                expected_version=game.version,
-            )
-        else:
-            services.bot_play(game_id=game.pk, version=game.version)
+        step(game, user)
         game.refresh_from_db()
     return game
 

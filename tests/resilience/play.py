@@ -6,6 +6,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
+from datetime import datetime
 
 from channels.db import database_sync_to_async
 from django.core.management import call_command
@@ -20,6 +21,17 @@ from tests.games.conftest import STAKE, create_player
 from tests.players import session_cookie
 
 db = database_sync_to_async
+
+
+@db
+def games_now(table_ids: list[int]) -> dict[int, tuple[int, datetime]]:
+    """Each table's game: (version, deadline)."""
+    return {
+        game.table_id: (game.version, game.deadline)
+        for game in Game.objects.filter(table_id__in=table_ids)
+    }
+
+
 # The server's own limit is 10 messages a second per socket; players stay under it.
 SEND_INTERVAL = 0.11
 # How long a player waits for a move to show before he reconnects and looks again.

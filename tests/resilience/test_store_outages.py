@@ -20,6 +20,7 @@ from tests.resilience.conftest import Platform
 from tests.resilience.play import (
     Player,
     books_balance_and_game_verifies,
+    games_now,
     play_moves,
     start_game,
 )
@@ -33,15 +34,6 @@ TABLES = 2
 # Clocks read in this process and in the platform's: this much apart at most.
 SLACK = timedelta(seconds=1)
 db = database_sync_to_async
-
-
-@db
-def games_now(table_ids: list[int]) -> dict[int, tuple[int, datetime]]:
-    """Each table's game: (version, deadline)."""
-    return {
-        game.table_id: (game.version, game.deadline)
-        for game in Game.objects.filter(table_id__in=table_ids)
-    }
 
 
 @db

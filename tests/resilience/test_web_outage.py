@@ -25,6 +25,7 @@ from tests.players import session_cookie
 from tests.resilience.play import (
     Player,
     books_balance_and_game_verifies,
+    games_now,
     play_moves,
     start_game,
 )
@@ -41,15 +42,6 @@ LATE_THROW_SECONDS = 6
 LATE_RETURN_SECONDS = 8
 TABLES = 3
 db = database_sync_to_async
-
-
-@db
-def games_now(table_ids: list[int]) -> dict[int, tuple[int, datetime]]:
-    """Each table's game: (version, deadline)."""
-    return {
-        game.table_id: (game.version, game.deadline)
-        for game in Game.objects.filter(table_id__in=table_ids)
-    }
 
 
 @db
