@@ -94,7 +94,8 @@ def mover(state: dict[str, Any]) -> tuple[int | None, bool]:
     gives him any legal move; a socket refuses what they rule out without the database."""
     if state["game"] is None:
         return None, False
-    return state["you"], bool(state["view"]["legal_actions"])
+    view = state["view"]  # None for a practice game its player left: nobody moves in it
+    return state["you"], view is not None and bool(view["legal_actions"])
 
 
 def table_messages(

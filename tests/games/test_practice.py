@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from games import selectors, services, stats
+from games import broadcast, selectors, services, stats
 from games.effects import BotMove
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
@@ -145,6 +145,10 @@ def test_standing_up_ends_the_practice_game_and_records_nothing():
         step(game, user)
     services.table_leave(table_id=game.table_id, user=user)
     assert_ended_unfinished(game, user)
+    # The state its sockets are sent shows no board, and gives nobody a move to make.
+    state = selectors.table_state_for(table=Table.objects.get(pk=game.table_id), user=user)
+    assert state["view"] is None
+    assert broadcast.mover(state) == (PLAYER_SEAT, False)
     with pytest.raises(GameError) as refused:
         services.table_leave(table_id=game.table_id, user=user)
     assert refused.value.code == "not_seated"
