@@ -65,17 +65,13 @@ def server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
         live.close()
 
 
-# The fixtures of this folder that start a server process.
-LIVE_SERVERS = {"server", "proxied"}
-
-
 @pytest.fixture(autouse=True)
 def server_done_with_the_database(request, django_db_blocker) -> Iterator[None]:
-    """After each test that used the server, wait until its processes have finished with the
+    """After each test that used a server process, wait until it has finished with the
     database (a socket closed at the end of a test still records its departure), so that
     emptying the tables for the next test never deadlocks with them."""
     yield
-    if not LIVE_SERVERS & set(request.fixturenames):
+    if not any(isinstance(value, LiveServer) for value in request.node.funcargs.values()):
         return
     with django_db_blocker.unblock():
         url = test_database_url()
