@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from durak_site.celery import app as celery_app
 from games import services
-from games.models import Game, Seat, Table
+from games.models import ClockStop, Game, Seat, Table
 from tests.games.conftest import STAKE, create_player
 from tests.resilience.play import check_books_and_game, new_game
 
@@ -72,7 +72,12 @@ def test_a_redis_restart_under_a_worker_holding_tasks_keeps_the_worker_and_its_d
 
     killed = platform.kill("redis")
     # A deadline falls due while Redis is down: players cannot act, so the clocks stop, and the
-    # waited player has a whole turn again once Redis is back.
+    # waited player has a whole turn again once Redis is back. The worker notes the outage
+    # within a beat of it; a deadline due before that may still fire.
+    platform.wait_for(
+        lambda: ClockStop.objects.filter(pk=ClockStop.ROW, began__isnull=False).exists(),
+        "the outage to be noted",
+    )
     make_due(game)
     platform.wait_back("redis", killed)
     restarted = timezone.now()
@@ -114,6 +119,18 @@ def test_without_beat_deadlines_fire_and_abandoned_tables_close(live_platform):
         platform.wait_for(lambda: platform.worker_ready(since), "the new worker to be ready")
         ready_at = time.monotonic()
         make_due(game)
+        # The new worker may first make up for the moment the old one was gone, which gives the
+        # game a whole turn again (games.clocks): then the deadline is made due once more.
+        platform.wait_for(
+            lambda: (
+                Game.objects.get(pk=game.pk).version > game.version
+                or Game.objects.get(pk=game.pk).deadline > timezone.now() + timedelta(seconds=1)
+            ),
+            f"the deadline of game {game.pk} to fire or move back",
+            timeout=30,
+        )
+        if Game.objects.get(pk=game.pk).version == game.version:
+            make_due(game)
         fired_at = fired_after(platform, game)
         Seat.objects.filter(table=abandoned).update(
             joined_at=timezone.now() - timedelta(seconds=settings.TABLE_OPEN_TTL + 1)
