@@ -322,6 +322,11 @@ USE_TZ = True
 # --- Money ---------------------------------------------------------------------------------
 
 CURRENCY = os.environ.get("CURRENCY", "RUB")
+# A play-money site: amounts are chips (same ledger, rules and banks), there is no cashier and
+# no payment provider, and a player may top his wallet up for free once a day, up to
+# PLAY_MONEY_DAILY_FLOOR (minor units: 100 make a chip).
+PLAY_MONEY = env_bool("PLAY_MONEY")
+PLAY_MONEY_DAILY_FLOOR = int(os.environ.get("PLAY_MONEY_DAILY_FLOOR", "100000"))
 # House commission (rake) in percent for new tables, rounded down to a whole unit per game.
 GAMES_COMMISSION_PERCENT = os.environ.get("GAMES_COMMISSION_PERCENT", "0")
 # Seconds an open table waits for players after its newest seat was taken; then the sweeper

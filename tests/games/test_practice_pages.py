@@ -78,9 +78,8 @@ def test_the_leaderboard_sorts_by_rating_and_shows_money_to_the_player_himself_a
     game = play_out(game, users)
     Rating.objects.filter(user__in=users).update(games=3)
     nets = {row.user_id: row.amount - game.stake for row in game.distribution.all()}
-    shown = [
-        row.user for row in sorted(Rating.objects.filter(user__in=users), key=lambda r: -(r.mu - 3 * r.sigma))
-    ]
+    ratings = Rating.objects.filter(user__in=users)
+    shown = [row.user for row in sorted(ratings, key=lambda r: -(r.mu - 3 * r.sigma))]
 
     def board(viewer=None):
         if viewer is not None:
