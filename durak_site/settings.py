@@ -201,6 +201,11 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get(
 # Game deadlines and the games sweep need no beat: the workers keep their loop running
 # (games.deadlines).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    "accounts-purge-identity-documents": {
+        "task": "durak_site.tasks.purge_identity_documents",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
     "wallet-expire-payments": {
         "task": "wallet.tasks.expire_payments",
         "schedule": 60.0,
@@ -251,6 +256,29 @@ ACCOUNT_RATE_LIMITS = {
 # the number of proxies, so that rate limits count each client, not the proxy.
 ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 ACCOUNT_FORMS = {"signup": "durak_site.accounts.forms.SignupForm"}
+
+# Identity checks (durak_site.accounts.identity). What needs a verified identity: any of
+# "first_withdrawal" (staff pay a player's first withdrawal only once his documents are
+# verified) and "play" (a seat at a table with stakes), comma-separated; and a deposit above
+# IDENTITY_REQUIRED_DEPOSIT_ABOVE minor units (empty: none).
+IDENTITY_REQUIREMENTS = ("first_withdrawal", "play")
+IDENTITY_REQUIRED_FOR = frozenset(env_list("IDENTITY_REQUIRED_FOR"))
+if IDENTITY_REQUIRED_FOR - set(IDENTITY_REQUIREMENTS):
+    raise ImproperlyConfigured(
+        f"IDENTITY_REQUIRED_FOR may name only {', '.join(IDENTITY_REQUIREMENTS)}; "
+        f"got {', '.join(sorted(IDENTITY_REQUIRED_FOR))}."
+    )
+IDENTITY_REQUIRED_DEPOSIT_ABOVE = (
+    int(os.environ["IDENTITY_REQUIRED_DEPOSIT_ABOVE"])
+    if os.environ.get("IDENTITY_REQUIRED_DEPOSIT_ABOVE", "").strip()
+    else None
+)
+# The uploaded documents: a private folder, never under a served URL.
+IDENTITY_DOCUMENTS_DIR = Path(
+    os.environ.get("IDENTITY_DOCUMENTS_DIR") or embedded.VAR_DIR / "identity_documents"
+)
+# Days a closed account's documents are kept (the law's retention period), then deleted.
+IDENTITY_DOCUMENTS_RETENTION_DAYS = int(os.environ.get("IDENTITY_DOCUMENTS_RETENTION_DAYS", "1825"))
 ACCOUNT_ADAPTER = "durak_site.accounts.adapter.AccountAdapter"
 
 # The staff login (/admin/login/) locks a nickname for one client address after a few wrong

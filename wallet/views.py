@@ -194,6 +194,7 @@ def withdraw(request: HttpRequest) -> HttpResponse:
             "balance": user_balance(user=request.user),
             "withdrawals": recent_withdrawals(user=request.user),
             "withdrawal_min": settings.WITHDRAWAL_MIN,
+            "waits_for_identity": withdrawals.payout_waits_for_identity(request.user),
         },
     )
 
