@@ -201,6 +201,11 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get(
 # Game deadlines and the games sweep need no beat: the workers keep their loop running
 # (games.deadlines).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    "accounts-purge-identity-documents": {
+        "task": "durak_site.tasks.purge_identity_documents",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
     "wallet-expire-payments": {
         "task": "wallet.tasks.expire_payments",
         "schedule": 60.0,
@@ -251,6 +256,29 @@ ACCOUNT_RATE_LIMITS = {
 # the number of proxies, so that rate limits count each client, not the proxy.
 ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 ACCOUNT_FORMS = {"signup": "durak_site.accounts.forms.SignupForm"}
+
+# Identity checks (durak_site.accounts.identity). What needs a verified identity: any of
+# "first_withdrawal" (staff pay a player's first withdrawal only once his documents are
+# verified) and "play" (a seat at a table with stakes), comma-separated; and a deposit above
+# IDENTITY_REQUIRED_DEPOSIT_ABOVE minor units (empty: none).
+IDENTITY_REQUIREMENTS = ("first_withdrawal", "play")
+IDENTITY_REQUIRED_FOR = frozenset(env_list("IDENTITY_REQUIRED_FOR"))
+if IDENTITY_REQUIRED_FOR - set(IDENTITY_REQUIREMENTS):
+    raise ImproperlyConfigured(
+        f"IDENTITY_REQUIRED_FOR may name only {', '.join(IDENTITY_REQUIREMENTS)}; "
+        f"got {', '.join(sorted(IDENTITY_REQUIRED_FOR))}."
+    )
+IDENTITY_REQUIRED_DEPOSIT_ABOVE = (
+    int(os.environ["IDENTITY_REQUIRED_DEPOSIT_ABOVE"])
+    if os.environ.get("IDENTITY_REQUIRED_DEPOSIT_ABOVE", "").strip()
+    else None
+)
+# The uploaded documents: a private folder, never under a served URL.
+IDENTITY_DOCUMENTS_DIR = Path(
+    os.environ.get("IDENTITY_DOCUMENTS_DIR") or embedded.VAR_DIR / "identity_documents"
+)
+# Days a closed account's documents are kept (the law's retention period), then deleted.
+IDENTITY_DOCUMENTS_RETENTION_DAYS = int(os.environ.get("IDENTITY_DOCUMENTS_RETENTION_DAYS", "1825"))
 ACCOUNT_ADAPTER = "durak_site.accounts.adapter.AccountAdapter"
 
 # The staff login (/admin/login/) locks a nickname for one client address after a few wrong
@@ -322,6 +350,11 @@ USE_TZ = True
 # --- Money ---------------------------------------------------------------------------------
 
 CURRENCY = os.environ.get("CURRENCY", "RUB")
+# A play-money site: amounts are chips (same ledger, rules and banks), there is no cashier and
+# no payment provider, and a player may top his wallet up for free once a day, up to
+# PLAY_MONEY_DAILY_FLOOR (minor units: 100 make a chip).
+PLAY_MONEY = env_bool("PLAY_MONEY")
+PLAY_MONEY_DAILY_FLOOR = int(os.environ.get("PLAY_MONEY_DAILY_FLOOR", "100000"))
 # House commission (rake) in percent for new tables, rounded down to a whole unit per game.
 GAMES_COMMISSION_PERCENT = os.environ.get("GAMES_COMMISSION_PERCENT", "0")
 # Seconds an open table waits for players after its newest seat was taken; then the sweeper

@@ -23,6 +23,7 @@ urlpatterns = [
     path("settings/table/", views.table_settings, name="table_settings"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/close/", account_views.close_account, name="account_close"),
+    path("accounts/identity/", account_views.identity_page, name="identity"),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("", include("wallet.urls")),

@@ -2,7 +2,8 @@
 
 Money comes from the ledger alone, grouped by transaction kind, so a new kind of transaction
 shows up in the report without changes here. Periods are calendar days, weeks (from Monday) or
-months in the site's time zone. Seven queries whatever the period's length.
+months in the site's time zone. Bots and staff are not counted as players, and practice games
+are counted apart from games with stakes. Eight queries whatever the period's length.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Bucket:
     active_players: int = 0
     paying_players: int = 0
     games: int = 0
+    practice_games: int = 0
     games_by_players: Counter = field(default_factory=Counter)
     seconds_played: float = 0.0
     timeouts: int = 0
@@ -161,9 +163,16 @@ def operations_report(*, since: date, until: date, grouping: str = "day") -> Ope
     for period, account_id in paying:
         payers[bucket(period).start].add(account_id)
 
+    # Practice bots and staff play, but are not players: they are left out of every count.
+    not_players = set(
+        get_user_model()
+        .objects.filter(Q(is_staff=True) | Q(bot__isnull=False))
+        .values_list("id", flat=True)
+    )
     joined = (
         get_user_model()
         .objects.filter(date_joined__gte=start, date_joined__lt=end)
+        .exclude(id__in=not_players)
         .annotate(period=trunc("date_joined", tzinfo=zone))
         .values("period")
         .annotate(players=Count("id"))
@@ -173,12 +182,15 @@ def operations_report(*, since: date, until: date, grouping: str = "day") -> Ope
 
     active: dict[date, set[int]] = defaultdict(set)
     games = Game.objects.filter(started_at__gte=start, started_at__lt=end).values_list(
-        "started_at", "finished_at", "status", "players", "stalemate"
+        "started_at", "finished_at", "status", "players", "stalemate", "table__practice"
     )
-    for started_at, finished_at, status, players, stalemate in games:
+    for started_at, finished_at, status, players, stalemate, practice in games:
         target = bucket(started_at)
-        active[target.start].update(players)
+        active[target.start].update(set(players) - not_players)
         if status != Game.Status.FINISHED:
+            continue
+        if practice:
+            target.practice_games += 1
             continue
         target.games += 1
         target.games_by_players[len(players)] += 1
@@ -221,6 +233,7 @@ def _total(buckets: list[Bucket], since: date, *, active: dict, payers: dict) ->
         total.games_by_players.update(part.games_by_players)
         total.new_players += part.new_players
         total.games += part.games
+        total.practice_games += part.practice_games
         total.seconds_played += part.seconds_played
         total.timeouts += part.timeouts
         total.stalemates += part.stalemates
@@ -254,6 +267,7 @@ def report_columns(report: OperationsReport) -> list[Column]:
         Column(_("active players"), lambda b: b.active_players, "count"),
         Column(_("paying players"), lambda b: b.paying_players, "count"),
         Column(_("games finished"), lambda b: b.games, "count"),
+        Column(_("practice games finished"), lambda b: b.practice_games, "count"),
         *(
             Column(
                 _("games of %(players)d players") % {"players": size},

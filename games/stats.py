@@ -122,12 +122,15 @@ def player_history(*, user, viewer, practice: bool = False) -> list[dict]:
     ]
 
 
-def leaderboard(*, by_rating: bool = False) -> list[dict]:
-    """Players by net result over the finished games of public tables, best first; or by
-    rating, among players with at least ``LEADERBOARD_MIN_GAMES`` rated games."""
+def leaderboard(*, viewer) -> list[dict]:
+    """Players with at least ``LEADERBOARD_MIN_GAMES`` rated games, by rating, best first.
+
+    Each row's net result (payouts minus stakes over finished public games) is given only to
+    staff and to the player himself; for everyone else's row it is None.
+    """
     rows = (
         _shares()
-        .filter(game__table__private=False)
+        .filter(game__table__private=False, user__rating__games__gte=LEADERBOARD_MIN_GAMES)
         .values("user")
         .annotate(
             games=Count("id"),
@@ -137,17 +140,17 @@ def leaderboard(*, by_rating: bool = False) -> list[dict]:
             mu=F("user__rating__mu"),
             sigma=F("user__rating__sigma"),
         )
-    )
-    if by_rating:
-        rows = rows.filter(user__rating__games__gte=LEADERBOARD_MIN_GAMES).order_by(
-            (F("user__rating__mu") - 3 * F("user__rating__sigma")).desc(), "user"
-        )
-    else:
-        rows = rows.order_by("-net", "-wins", "user")
-    rows = rows[:LEADERBOARD_LIMIT]
+        .order_by((F("user__rating__mu") - 3 * F("user__rating__sigma")).desc(), "user")
+    )[:LEADERBOARD_LIMIT]
     names = get_user_model().objects.in_bulk([row["user"] for row in rows])
+    sees_all = viewer.is_authenticated and viewer.is_staff
     return [
-        {**row, "player": names[row["user"]], "rating": _shown(row["mu"], row["sigma"])}
+        {
+            **row,
+            "net": row["net"] if sees_all or row["user"] == viewer.pk else None,
+            "player": names[row["user"]],
+            "rating": _shown(row["mu"], row["sigma"]),
+        }
         for row in rows
     ]
 

@@ -256,15 +256,10 @@ def profile(request: HttpRequest, nickname: str | None = None) -> HttpResponse:
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    by_rating = request.GET.get("sort") == "rating"
     return render(
         request,
         "games/leaderboard.html",
-        {
-            "rows": stats.leaderboard(by_rating=by_rating),
-            "by_rating": by_rating,
-            "min_games": stats.LEADERBOARD_MIN_GAMES,
-        },
+        {"rows": stats.leaderboard(viewer=request.user), "min_games": stats.LEADERBOARD_MIN_GAMES},
     )
 
 

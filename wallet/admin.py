@@ -307,10 +307,11 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         "user",
         "shown_amount",
         "status",
+        "identity",
         "first_approved_by",
         "decided_by",
     ]
-    list_filter = ["status", ("created_at", DateRangeFilter)]
+    list_filter = ["status", "user__identity_status", ("created_at", DateRangeFilter)]
     search_fields = ["user__username", "user__email", "payout_reference"]
     list_select_related = ["user", "first_approved_by", "decided_by"]
     fields = [
@@ -339,6 +340,10 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         )
 
     shown_amount = money_display("amount", _("amount"))
+
+    @admin.display(description=_("identity check"))
+    def identity(self, withdrawal: Withdrawal) -> str:
+        return withdrawal.user.get_identity_status_display()
 
     @admin.display(description=_("decision"))
     def decide(self, withdrawal: Withdrawal) -> str:

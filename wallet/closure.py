@@ -1,11 +1,13 @@
 """What the wallet requires before an account closes: no money left in it, none on the way.
 
-The rule: a closing account holds nothing. The player withdraws his balance first and staff pay
-it out; a withdrawal waiting for staff or a deposit in progress has to be settled first.
+The rule: a closing account holds nothing (on a play-money site, chips may stay in it). The
+player withdraws his balance first and staff pay it out; a withdrawal waiting for staff or a
+deposit in progress has to be settled first.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from wallet.models import Account, Payment, Withdrawal
@@ -17,7 +19,8 @@ def wallet_closure_problem(user) -> str | None:
     account = (
         Account.objects.select_for_update().filter(kind=Account.Kind.USER, user_id=user.pk).first()
     )
-    if account is not None and account.balance > 0:
+    # Chips are worth nothing outside the site: they stay in the closed account's ledger.
+    if account is not None and account.balance > 0 and not settings.PLAY_MONEY:
         return _(
             "The wallet still holds %(amount)s. Withdraw it first (or staff pay it out) "
             "before the account can close."

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
+from durak_site.accounts import identity
 from wallet import services
 from wallet.models import Account, Entry, LedgerTransaction, Payment, PlayerLimit, SelfExclusion
 from wallet.money import format_money
@@ -52,6 +53,10 @@ class SelfExcluded(WalletError):
 
 class LimitReached(WalletError):
     code = "limit_reached"
+
+
+class IdentityNotVerified(WalletError):
+    code = "identity_not_verified"
 
 
 @dataclass(frozen=True)
@@ -155,10 +160,18 @@ def check_not_on_break(*, user, now: datetime) -> None:
     )
 
 
+def check_identity(*, user, purpose: str, amount: int | None = None) -> None:
+    """Refuse what the settings allow only to a verified identity (accounts.identity)."""
+    if identity.needs_identity(purpose=purpose, amount=amount) and not identity.is_verified(user):
+        raise IdentityNotVerified(identity.not_verified_message())
+
+
 def check_deposit(*, user, amount: int) -> None:
-    """Refuse a deposit during a break or beyond a deposit limit (open payments count)."""
+    """Refuse a deposit during a break, beyond a deposit limit (open payments count), or above
+    the sum that needs a verified identity before it."""
     now = timezone.now()
     check_not_on_break(user=user, now=now)
+    check_identity(user=user, purpose="deposit", amount=amount)
     limits = _limits(user, DEPOSIT_LIMITS, now)
     if not limits:
         return
@@ -182,8 +195,9 @@ def check_deposit(*, user, amount: int) -> None:
 
 
 def check_stake(*, user, amount: int) -> Account:
-    """Refuse a stake during a break or when losing it would pass a loss limit; the player's
-    wallet, locked for the rest of the caller's transaction.
+    """Refuse a stake during a break, when losing it would pass a loss limit, or when play
+    needs a verified identity he lacks; the player's wallet, locked for the rest of the
+    caller's transaction.
 
     Losses are the player's net result of games with stakes over the period (stakes held,
     returned and paid out), counting held stakes as lost until their game pays out.
@@ -191,6 +205,7 @@ def check_stake(*, user, amount: int) -> Account:
     wallet = services.lock_wallet(user=user)
     now = timezone.now()
     check_not_on_break(user=user, now=now)
+    check_identity(user=user, purpose="play")
     limits = _limits(user, LOSS_LIMITS, now)
     if not limits:
         return wallet

@@ -126,6 +126,8 @@ class LedgerTransaction(models.Model):
         BANK_SETTLE = "bank_settle", _("bank paid out")
         ADJUSTMENT = "adjustment", _("adjustment by staff")
         BONUS = "bonus", _("bonus from staff")
+        # Play-money sites only (wallet.play_money): the daily free chips, from the house.
+        CHIPS_TOP_UP = "chips_top_up", _("free chips")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     idempotency_key = models.CharField(_("idempotency key"), max_length=200, unique=True)

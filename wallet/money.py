@@ -1,4 +1,8 @@
-"""Showing amounts of minor units in the active language."""
+"""Showing amounts of minor units in the active language, in the site's one unit of money.
+
+The unit is the currency (``CURRENCY``), or chips on a play-money site (``PLAY_MONEY``): pages,
+e-mails, exports, statements and the scripts (``money_format_spec``) all take it from here.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,9 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.utils.functional import lazy
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext, ngettext
+
+from durak_site.plurals import plural_forms
 
 MINOR_UNITS_PER_MAJOR = 100
 CURRENCY_SIGNS = {"RUB": "₽", "USD": "$", "EUR": "€"}
@@ -14,8 +20,15 @@ MINUS = "\u2212"
 
 
 def currency_sign() -> str:
-    """The site currency's sign (its code when it has none), the same in every language."""
+    """The site currency's sign (its code when it has none), the same in every language; on a
+    play-money site the word for chips in the active language («фишки»)."""
+    if settings.PLAY_MONEY:
+        return gettext("chips")
     return CURRENCY_SIGNS.get(settings.CURRENCY, settings.CURRENCY)
+
+
+def _russian() -> bool:
+    return (get_language() or settings.LANGUAGE_CODE).startswith("ru")
 
 
 def _with_currency(label: str) -> str:
@@ -27,18 +40,35 @@ money_label = lazy(_with_currency, str)
 
 
 def format_money(amount: int, *, signed: bool = False) -> str:
-    """1 250,00 ₽ in Russian, ₽1,250.00 in English; ``signed`` adds + to positive amounts."""
+    """1 250,00 ₽ in Russian, ₽1,250.00 in English; chips as 1 250 фишек / 1,250 chips (12,50
+    фишки when not whole). ``signed`` adds + to positive amounts."""
     major, minor = divmod(abs(int(amount)), MINOR_UNITS_PER_MAJOR)
-    if (get_language() or settings.LANGUAGE_CODE).startswith("ru"):
-        digits = f"{major:,}".replace(",", " ") + f",{minor:02d}"
-        text = f"{digits} {currency_sign()}"
+    russian = _russian()
+    grouped = f"{major:,}".replace(",", " ") if russian else f"{major:,}"
+    fraction = f"{',' if russian else '.'}{minor:02d}"
+    if settings.PLAY_MONEY:
+        if minor:
+            text = f"{grouped}{fraction} {currency_sign()}"
+        else:
+            text = ngettext("%(amount)s chip", "%(amount)s chips", major) % {"amount": grouped}
+    elif russian:
+        text = f"{grouped}{fraction} {currency_sign()}"
     else:
-        text = f"{currency_sign()}{major:,}.{minor:02d}"
+        text = f"{currency_sign()}{grouped}{fraction}"
     if amount < 0:
         return MINUS + text
     if signed and amount > 0:
         return "+" + text
     return text
+
+
+def money_format_spec() -> dict:
+    """What the scripts' formatMoney (static/js/i18n.js) needs to show amounts as this module
+    does: the language, the sign, and on a play-money site the forms of "N chips"."""
+    spec = {"language": "ru" if _russian() else "en", "sign": currency_sign()}
+    if settings.PLAY_MONEY:
+        spec["chips"] = plural_forms("%(amount)s chip", "%(amount)s chips")
+    return spec
 
 
 def major_units(amount: int) -> Decimal:

@@ -4,6 +4,7 @@ from wallet import views
 
 urlpatterns = [
     path("wallet/", views.wallet, name="wallet"),
+    path("wallet/chips/", views.chips_top_up, name="chips_top_up"),
     path("wallet/deposit/", views.deposit, name="deposit"),
     path("wallet/deposit/<uuid:reference>/", views.deposit_status, name="deposit_status"),
     path("wallet/withdraw/", views.withdraw, name="withdraw"),

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
@@ -13,7 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from durak_site.security import policy_for
-from wallet import deposits, limits, withdrawals
+from wallet import deposits, limits, play_money, withdrawals
 from wallet.forms import BreakForm, DepositForm, LimitsForm, WithdrawalForm
 from wallet.models import LedgerTransaction, Payment
 from wallet.money import MINOR_UNITS_PER_MAJOR, format_money, parse_major_units
@@ -36,16 +37,31 @@ MEMO_SHOWN_TO_PLAYER = (
 )
 
 
+def cashier_page(view):
+    """A page of the cashier (deposits, withdrawals, providers' calls): none on a play-money
+    site."""
+
+    @wraps(view)
+    def page(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if settings.PLAY_MONEY:
+            raise Http404
+        return view(request, *args, **kwargs)
+
+    return page
+
+
 @login_required
 def wallet(request: HttpRequest) -> HttpResponse:
     page = Paginator(user_statement(user=request.user), ENTRIES_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    balance = user_balance(user=request.user)
     return render(
         request,
         "wallet/wallet.html",
         {
-            "balance": user_balance(user=request.user),
+            "balance": balance,
+            "top_up": play_money.top_up_offer(user=request.user, balance=balance),
             "page": page,
             "payments": recent_payments(user=request.user),
             "withdrawals": recent_withdrawals(user=request.user),
@@ -54,6 +70,23 @@ def wallet(request: HttpRequest) -> HttpResponse:
     )
 
 
+@login_required
+@require_POST
+def chips_top_up(request: HttpRequest) -> HttpResponse:
+    try:
+        top_up = play_money.chips_top_up(user=request.user)
+    except WalletError as error:
+        messages.error(request, error.message)
+    else:
+        amount = top_up.entries.get(account__user=request.user).amount
+        shown = format_money(amount)
+        messages.success(
+            request, _("%(amount)s are in your wallet. Good game!") % {"amount": shown}
+        )
+    return redirect("wallet")
+
+
+@cashier_page
 @login_required
 def deposit(request: HttpRequest) -> HttpResponse:
     providers = enabled_providers()
@@ -88,6 +121,7 @@ def deposit(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@cashier_page
 @login_required
 def deposit_status(request: HttpRequest, reference) -> HttpResponse:
     payment = get_object_or_404(Payment, reference=reference, user=request.user)
@@ -98,6 +132,7 @@ def deposit_status(request: HttpRequest, reference) -> HttpResponse:
     )
 
 
+@cashier_page
 @csrf_exempt  # called by the provider's servers; authenticated by the body's signature
 @require_POST
 def payment_notify(request: HttpRequest, provider_code: str) -> HttpResponse:
@@ -106,6 +141,7 @@ def payment_notify(request: HttpRequest, provider_code: str) -> HttpResponse:
     )
 
 
+@cashier_page
 @login_required
 def payment_test_page(request: HttpRequest, reference) -> HttpResponse:
     """The test provider's checkout page; it exists only in test mode."""
@@ -123,6 +159,7 @@ def payment_test_page(request: HttpRequest, reference) -> HttpResponse:
     return render(request, "wallet/payment_test_page.html", {"payment": payment})
 
 
+@cashier_page
 @login_required
 def withdraw(request: HttpRequest) -> HttpResponse:
     form = WithdrawalForm(request.POST or None)
@@ -157,10 +194,12 @@ def withdraw(request: HttpRequest) -> HttpResponse:
             "balance": user_balance(user=request.user),
             "withdrawals": recent_withdrawals(user=request.user),
             "withdrawal_min": settings.WITHDRAWAL_MIN,
+            "waits_for_identity": withdrawals.payout_waits_for_identity(request.user),
         },
     )
 
 
+@cashier_page
 @login_required
 @require_POST
 def withdrawal_cancel(request: HttpRequest, withdrawal_id: int) -> HttpResponse:

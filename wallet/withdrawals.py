@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
+from durak_site.accounts import identity
 from durak_site.audit.services import record_staff_action
 from durak_site.celery import app as celery_app
 from durak_site.push import services as push
@@ -32,6 +33,14 @@ PAID_NOTICE_SECONDS = 24 * 3600
 
 class WithdrawalError(WalletError):
     code = "withdrawal_error"
+
+
+class WithdrawalAwaitsIdentity(WithdrawalError):
+    code = "withdrawal_awaits_identity"
+    default_message = _(
+        "The player's identity is not verified yet, and his first withdrawal waits for it: "
+        "review his documents first (Players → the player → Identity documents)."
+    )
 
 
 class WithdrawalNotPending(WithdrawalError):
@@ -69,6 +78,18 @@ def withdrawal_request(*, user, amount: int, payout_details: str, request_key: s
         )
 
 
+def payout_waits_for_identity(user) -> bool:
+    """Whether staff may pay this player's withdrawal only after verifying his identity: the
+    settings ask it for a first withdrawal, none of his has been paid, and he is not verified."""
+    return (
+        identity.needs_identity(purpose="first_withdrawal")
+        and not Withdrawal.objects.filter(
+            user_id=user.pk, status=Withdrawal.Status.APPROVED
+        ).exists()
+        and not identity.is_verified(user)
+    )
+
+
 def withdrawal_cancel(*, withdrawal_id: int, user) -> Withdrawal:
     """The player takes back a request that staff have not decided yet."""
     with transaction.atomic():
@@ -104,6 +125,8 @@ def withdrawal_approve(*, withdrawal_id: int, staff_user, payout_reference: str 
     payout_reference = (payout_reference or "").strip()
     with transaction.atomic():
         withdrawal = _lock_for_decision(withdrawal_id, staff_user)
+        if payout_waits_for_identity(withdrawal.user):
+            raise WithdrawalAwaitsIdentity()
         needs_two = withdrawal.amount > settings.WITHDRAWAL_FOUR_EYES_ABOVE
         now = timezone.now()
         if needs_two and withdrawal.first_approved_by_id is None:

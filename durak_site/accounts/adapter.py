@@ -1,5 +1,6 @@
 """Account e-mails name the site ("Durak do zavala"), not the host that served the request;
-sign-up nicknames are kept in NFKC form and refused when they look like a taken one."""
+sign-up nicknames are kept in NFKC form and refused when they look like a taken one; the date
+of birth the sign-up form checked is kept with the account."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ class AccountAdapter(DefaultAccountAdapter):
         host = get_current_site(request_context.request).domain
         site = SimpleNamespace(name=_("Durak do zavala"), domain=host)
         super().send_mail(template_prefix, email, {**context, "current_site": site})
+
+    def save_user(self, request, user, form, commit: bool = True):
+        user.date_of_birth = form.cleaned_data.get("date_of_birth")
+        return super().save_user(request, user, form, commit=commit)
 
     def clean_username(self, username: str, shallow: bool = False) -> str:
         username = super().clean_username(nicknames.normalize(username), shallow=shallow)

@@ -1,15 +1,19 @@
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from durak_site.accounts import identity
 from durak_site.accounts.closure import AccountClosureRefused, account_close
-from durak_site.accounts.forms import StaffCloseAccountForm
-from durak_site.accounts.models import User
+from durak_site.accounts.forms import IdentityDecisionForm, StaffCloseAccountForm
+from durak_site.accounts.models import IdentityDocument, IdentityStatus, User
+from durak_site.admin_readonly import ReadOnlyAdmin
 
 
 @admin.register(User)
@@ -21,16 +25,33 @@ class PlayerAdmin(UserAdmin):
         "is_staff",
         "date_joined",
         "last_login",
+        "identity_status",
         "closed_at",
     )
-    list_filter = (*UserAdmin.list_filter, ("closed_at", admin.EmptyFieldListFilter))
+    list_filter = (
+        *UserAdmin.list_filter,
+        "identity_status",
+        ("closed_at", admin.EmptyFieldListFilter),
+    )
     search_fields = ("username", "email")
     ordering = ("-date_joined",)
-    readonly_fields = ("closed_at",)
-    fieldsets = (*UserAdmin.fieldsets, (None, {"fields": ("closed_at",)}))
+    readonly_fields = ("closed_at", "date_of_birth", "identity_status", "identity_decided_at")
+    fieldsets = (
+        *UserAdmin.fieldsets,
+        (
+            gettext_lazy("Age and identity"),
+            {"fields": ("date_of_birth", "identity_status", "identity_decided_at")},
+        ),
+        (None, {"fields": ("closed_at",)}),
+    )
 
     def get_urls(self):
         return [
+            path(
+                "<int:user_id>/identity/",
+                self.admin_site.admin_view(self.identity_view),
+                name="accounts_user_identity",
+            ),
             path(
                 "<int:user_id>/close/",
                 self.admin_site.admin_view(self.close_view),
@@ -41,6 +62,7 @@ class PlayerAdmin(UserAdmin):
 
     def render_change_form(self, request, context, *args, **kwargs):
         context["can_close_account"] = request.user.has_perm("accounts.close_account")
+        context["can_review_identity"] = request.user.has_perm(identity.REVIEW_PERMISSION)
         return super().render_change_form(request, context, *args, **kwargs)
 
     def close_view(self, request: HttpRequest, user_id: int) -> HttpResponse:
@@ -70,3 +92,83 @@ class PlayerAdmin(UserAdmin):
             "form": form,
         }
         return TemplateResponse(request, "admin/staff_form.html", context)
+
+    def identity_view(self, request: HttpRequest, user_id: int) -> HttpResponse:
+        """The player's documents, each opened through the permission-checked file view, and
+        the decision on them."""
+        if not request.user.has_perm(identity.REVIEW_PERMISSION):
+            raise PermissionDenied
+        player = get_object_or_404(User, pk=user_id)
+        form = IdentityDecisionForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                identity.identity_decide(
+                    user=player,
+                    staff=request.user,
+                    verified=form.cleaned_data["decision"],
+                    reason=form.cleaned_data["reason"],
+                )
+            except identity.IdentityError as refusal:
+                form.add_error(None, refusal.message)
+            else:
+                messages.success(request, _("The decision is recorded."))
+                return redirect(reverse("admin:accounts_user_change", args=[player.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Identity of %(player)s") % {"player": player.username},
+            "player": player,
+            "documents": player.identity_documents.all(),
+            "form": form,
+            "submit_label": _("Record the decision"),
+        }
+        return TemplateResponse(request, "admin/accounts/identity_review.html", context)
+
+
+@admin.register(IdentityDocument)
+class IdentityDocumentAdmin(ReadOnlyAdmin):
+    """Documents waiting for (or past) review; the files open only through ``file_view``."""
+
+    list_display = ("id", "player", "uploaded_at", "content_type", "size", "status", "open")
+    list_filter = ("user__identity_status", "uploaded_at")
+    search_fields = ("user__username",)
+    list_select_related = ("user",)
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:document_id>/file/",
+                self.admin_site.admin_view(self.file_view),
+                name="accounts_identitydocument_file",
+            ),
+            *super().get_urls(),
+        ]
+
+    @admin.display(description=gettext_lazy("player"), ordering="user__username")
+    def player(self, document: IdentityDocument) -> str:
+        return format_html(
+            '<a href="{}">{}</a>',
+            reverse("admin:accounts_user_identity", args=[document.user_id]),
+            document.user,
+        )
+
+    @admin.display(description=gettext_lazy("identity check"))
+    def status(self, document: IdentityDocument) -> str:
+        return IdentityStatus(document.user.identity_status).label
+
+    @admin.display(description=gettext_lazy("file"))
+    def open(self, document: IdentityDocument) -> str:
+        url = reverse("admin:accounts_identitydocument_file", args=[document.pk])
+        return format_html(
+            '<a href="{}" target="_blank" rel="noopener">{}</a>', url, _("open the file")
+        )
+
+    def file_view(self, request: HttpRequest, document_id: int) -> FileResponse:
+        if not request.user.has_perm("accounts.view_identitydocument"):
+            raise PermissionDenied
+        document = get_object_or_404(IdentityDocument, pk=document_id)
+        response = FileResponse(document.file.open("rb"), content_type=document.content_type)
+        response["Cache-Control"] = "private, no-store"
+        # Shown by the browser, never run: no script of the site's origin can come from it.
+        response["Content-Security-Policy"] = "sandbox; default-src 'none'; img-src 'self'"
+        return response

@@ -1,8 +1,17 @@
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
+from django.core.files.storage import FileSystemStorage
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.accounts import nicknames
@@ -14,6 +23,13 @@ class NicknameValidator(UnicodeUsernameValidator):
 
 
 NICKNAME_TAKEN = _("This nickname is already taken.")
+
+
+class IdentityStatus(models.TextChoices):
+    NOT_CHECKED = "not_checked", _("not checked")
+    PENDING = "pending", _("documents awaiting review")
+    VERIFIED = "verified", _("verified")
+    REFUSED = "refused", _("refused")
 
 
 class User(AbstractUser):
@@ -31,11 +47,24 @@ class User(AbstractUser):
     email = models.EmailField(_("e-mail address"), unique=True)
     # Set when the account is closed and its personal data anonymised (accounts.closure).
     closed_at = models.DateTimeField(_("closed"), null=True, blank=True)
+    # Asked at sign-up (players under 18 are refused); none for accounts made otherwise.
+    date_of_birth = models.DateField(_("date of birth"), null=True, blank=True)
+    # Where the check of the player's identity documents stands (accounts.identity).
+    identity_status = models.CharField(
+        _("identity check"),
+        max_length=12,
+        choices=IdentityStatus.choices,
+        default=IdentityStatus.NOT_CHECKED,
+    )
+    identity_decided_at = models.DateTimeField(_("identity decided"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("player")
         verbose_name_plural = _("players")
-        permissions = [("close_account", _("Can close a player's account"))]
+        permissions = [
+            ("close_account", _("Can close a player's account")),
+            ("review_identity", _("Can verify or refuse a player's identity documents")),
+        ]
         constraints = [
             models.UniqueConstraint(Lower("username"), name="accounts_user_nickname_ci_unique"),
         ]
@@ -104,3 +133,52 @@ class TableSettings(models.Model):
 
     def __str__(self) -> str:
         return str(self.user)
+
+
+class IdentityStorage(FileSystemStorage):
+    """Identity documents live in a folder of their own (IDENTITY_DOCUMENTS_DIR, read when
+    used), outside anything a web server serves, and have no address: staff open them through
+    a view that checks their permission (accounts.admin)."""
+
+    @property
+    def base_location(self) -> str:
+        return str(settings.IDENTITY_DOCUMENTS_DIR)
+
+    @property
+    def location(self) -> str:
+        return os.path.abspath(self.base_location)
+
+    def url(self, name: str | None) -> str:
+        raise ValueError("identity documents have no public address")
+
+
+def identity_storage() -> FileSystemStorage:
+    return IdentityStorage()
+
+
+def _document_path(document: IdentityDocument, filename: str) -> str:
+    # A random name: nothing the player chose reaches the file system.
+    return f"{document.user_id}/{uuid.uuid4().hex}{Path(filename).suffix.lower()}"
+
+
+class IdentityDocument(models.Model):
+    """A scan or photo of an identity document a player uploaded for staff to review."""
+
+    user = models.ForeignKey(
+        User,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="identity_documents",
+    )
+    file = models.FileField(_("file"), storage=identity_storage, upload_to=_document_path)
+    content_type = models.CharField(_("file type"), max_length=40)
+    size = models.PositiveIntegerField(_("size, bytes"))
+    uploaded_at = models.DateTimeField(_("uploaded"), default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("identity document")
+        verbose_name_plural = _("identity documents")
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.user}"

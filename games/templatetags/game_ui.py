@@ -5,25 +5,18 @@ from __future__ import annotations
 from django import template
 from django.utils.html import format_html, json_script
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
+from durak_site.plurals import plural_forms as _plural
 from games.consumers import PROTOCOL_ERRORS
 from games.errors import ERROR_MESSAGES
 from games.nicknames import bot_words_shown, nickname_shown
-from wallet.money import currency_sign
+from wallet.money import money_format_spec
 
 register = template.Library()
 
 SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
-# A number in each plural category of the browser's Intl.PluralRules, for the languages served.
-PLURAL_SAMPLES = {"one": 1, "few": 2, "many": 5, "other": 5}
-
-
-def _plural(singular: str, plural: str) -> dict[str, str]:
-    """A text with a number, in the form of each plural category (static/js/plural.js picks
-    the one for the number shown)."""
-    return {category: ngettext(singular, plural, n) for category, n in PLURAL_SAMPLES.items()}
 
 
 def _strings() -> dict[str, str]:
@@ -188,17 +181,13 @@ def _strings() -> dict[str, str]:
     return strings
 
 
-def _money_spec() -> dict[str, str]:
-    language = "ru" if (get_language() or "ru").startswith("ru") else "en"
-    return {"language": language, "sign": currency_sign()}
-
-
 @register.simple_tag
 def ui_strings_json() -> SafeString:
     """<script type="application/json" id="ui-strings"> with the strings, the money format and
     the bots' names."""
     return json_script(
-        {**_strings(), "__money": _money_spec(), "__bot_words": bot_words_shown()}, "ui-strings"
+        {**_strings(), "__money": money_format_spec(), "__bot_words": bot_words_shown()},
+        "ui-strings",
     )
 
 

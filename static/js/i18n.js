@@ -1,4 +1,5 @@
 // Translated strings rendered by the server into <script type="application/json" id="ui-strings">.
+import { formatAmount } from "./money.js";
 import { pluralForm } from "./plural.js";
 import { shownNickname } from "./nicknames.js";
 
@@ -27,16 +28,9 @@ export function readJson(id, fallback = null) {
   return node ? JSON.parse(node.textContent) : fallback;
 }
 
-/** Format minor units like the server's format_money: "1 250,00 ₽" or "₽1,250.00". */
+/** Minor units as the server shows them (static/js/money.js), in this page's unit. */
 export function formatMoney(amount) {
-  const spec = strings.__money || { language: "ru", sign: "₽" };
-  const negative = amount < 0;
-  const major = Math.floor(Math.abs(amount) / 100);
-  const minor = String(Math.abs(amount) % 100).padStart(2, "0");
-  const russian = spec.language === "ru";
-  const grouped = String(major).replace(/\B(?=(\d{3})+(?!\d))/g, russian ? " " : ",");
-  const text = russian ? `${grouped},${minor} ${spec.sign}` : `${spec.sign}${grouped}.${minor}`;
-  return negative ? `\u2212${text}` : text;
+  return formatAmount(amount, strings.__money || { language: "ru", sign: "₽" });
 }
 
 /** A nickname as this page's language shows it (a bot's in that language). */

@@ -21,6 +21,7 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
 
 FUNDS = 1000_00
+ADULT_BIRTH_DATE = "1990-05-17"
 STAKE_RUB = 100
 # The lobby has several forms with a stake; these tests open a table with the create form.
 CREATE_FORM = "[data-testid=create-table]"
@@ -42,6 +43,7 @@ def sign_up(
     page.fill("input[name=username]", nickname)
     page.fill("input[name=password1]", PASSWORD)
     page.fill("input[name=password2]", PASSWORD)
+    page.fill("input[name=date_of_birth]", ADULT_BIRTH_DATE)
     page.locator("form button[type=submit]").last.click()
     expect(page.get_by_test_id("nickname")).to_have_text(nickname)
     if not funds:

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from games import services
 from games.engine import Game as EngineGame
-from games.models import Game, PayoutScheme, Seat, Table
+from games.models import Game, PayoutScheme, Rating, Seat, Table
 from tests.players import create_player, create_staff
 from wallet.selectors import user_balance
 
@@ -215,9 +215,14 @@ def test_finished_game_result_replay_profile_and_leaderboard(client, play_out):
         assert summary["games"] == 1
         assert summary["net"] == shares[user.pk] - 100_00
         assert summary["durak"] == (1 if shares[user.pk] == 0 else 0)
+    Rating.objects.filter(user__in=(host, guest)).update(games=3)
     rows = client.get(reverse("leaderboard")).context["rows"]
-    assert sum(row["net"] for row in rows) == 0
-    assert rows[0]["net"] >= rows[-1]["net"]
+    assert {row["player"] for row in rows} == {host, guest}
+    assert rows[0]["rating"] >= rows[1]["rating"]
+    assert {row["player"]: row["net"] for row in rows} == {
+        host: shares[host.pk] - 100_00,
+        guest: None,
+    }
     own = client.get(reverse("profile"))
     assert own.context["player"] == host
     assert f'href="{reverse("game_detail", args=[game.pk])}"' in own.content.decode()

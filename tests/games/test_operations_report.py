@@ -101,7 +101,7 @@ def test_every_figure_of_a_known_history(history):
         bucket.deposits == bucket.stakes_held == 0 for bucket in report.buckets if bucket != now
     )
     # Players and games follow the games' own dates.
-    assert now.new_players == 6 + 1
+    assert now.new_players == 6  # not the staff member
     assert now.paying_players == 6
     assert (now.active_players, back.active_players) == (2, 3)
     assert (now.games, back.games) == (1, 1)
@@ -116,6 +116,25 @@ def test_every_figure_of_a_known_history(history):
     assert total.average_game_seconds == pytest.approx(
         sum((g.finished_at - g.started_at).total_seconds() for g in (pair, trio)) / 2
     )
+
+
+def test_bots_and_staff_are_not_players_and_practice_games_count_apart(history):
+    """The staff member plays a practice game to its end against two bots made for it."""
+    from tests.games.test_practice import practice_game, step
+
+    game, staff = practice_game(players=3, level="novice", user=history["staff"])
+    while game.status == Game.Status.PLAYING:
+        step(game, staff)
+        game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    today = timezone.localdate()
+    report = operations_report(since=today, until=today, grouping="day")
+    now = report.buckets[0]
+    assert now.new_players == 6
+    assert now.active_players == 2
+    assert (now.games, now.practice_games) == (1, 1)
+    assert now.games_by_players == {2: 1}
+    assert report.total.practice_games == 1
 
 
 def test_the_money_reconciles_with_the_ledger(history):

@@ -73,6 +73,35 @@ def test_profile_and_leaderboard_show_the_rating(client):
     assert rating.user.username in board
 
 
+def test_the_leaderboard_sorts_by_rating_and_shows_money_to_the_player_himself_and_staff(client):
+    game, users = seated_game(3)
+    game = play_out(game, users)
+    Rating.objects.filter(user__in=users).update(games=3)
+    nets = {row.user_id: row.amount - game.stake for row in game.distribution.all()}
+    ratings = Rating.objects.filter(user__in=users)
+    shown = [row.user for row in sorted(ratings, key=lambda r: -(r.mu - 3 * r.sigma))]
+
+    def board(viewer=None):
+        if viewer is not None:
+            client.force_login(viewer)
+        response = client.get(reverse("leaderboard"))
+        rows = response.context["rows"]
+        assert [row["player"] for row in rows] == shown
+        return {row["user"]: row["net"] for row in rows}, response.content.decode()
+
+    nets_seen, page = board()
+    assert set(nets_seen.values()) == {None} and 'data-testid="leaderboard-net"' not in page
+    me = users[1]
+    nets_seen, page = board(me)
+    assert nets_seen == {user.pk: nets[me.pk] if user == me else None for user in users}
+    assert page.count('data-testid="leaderboard-net"') == 3
+    staff = create_player()
+    staff.is_staff = True
+    staff.save()
+    nets_seen, _ = board(staff)
+    assert nets_seen == nets
+
+
 def test_bot_nicknames_are_shown_in_the_pages_language(client):
     from games.nicknames import nickname_shown
     from tests.games.test_practice import practice_game, step

@@ -95,6 +95,7 @@ def test_a_look_alike_nickname_is_refused_at_sign_up(server, nickname):
             "username": nickname,
             "password1": PASSWORD,
             "password2": PASSWORD,
+            "date_of_birth": "1990-05-17",
         },
     )
     assert status == 200 and "errorlist" in page
@@ -110,6 +111,7 @@ def test_a_nickname_in_one_alphabet_is_accepted_in_its_normal_form(server):
             "username": "Иван_１９",
             "password1": PASSWORD,
             "password2": PASSWORD,
+            "date_of_birth": "1990-05-17",
         },
     )
     assert status == 302

@@ -17,7 +17,13 @@ PASSWORD = "Kozyr-tuz-42"
 def _sign_up(client, email="anna@example.com", nickname="Anna"):
     return client.post(
         reverse("account_signup"),
-        {"email": email, "username": nickname, "password1": PASSWORD, "password2": PASSWORD},
+        {
+            "email": email,
+            "username": nickname,
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+            "date_of_birth": "1990-05-17",
+        },
     )
 
 

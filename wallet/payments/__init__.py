@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from django.conf import settings
 from django.http import HttpResponse
 from django.utils.functional import Promise
 
@@ -54,7 +55,10 @@ class PaymentProvider(Protocol):
 
 
 def enabled_providers() -> dict[str, PaymentProvider]:
-    """The providers this installation offers, by code, as settings allow."""
+    """The providers this installation offers, by code, as settings allow (none on a
+    play-money site)."""
+    if settings.PLAY_MONEY:
+        return {}
     from wallet.payments.test_provider import TestProvider
     from wallet.payments.webhook import SignedWebhookProvider
 
