@@ -185,7 +185,7 @@ def _strings() -> dict[str, str]:
         "say_table_empty": _("nothing"),
         "say_pair_open": _("%(attack)s, not beaten"),
         "say_pair_beaten": _("%(attack)s, beaten: %(card)s"),
-        "say_talon": _("Talon: %(n)s, trump %(trump)s (%(card)s), beaten off: %(discard)s"),
+        "say_talon": _("Talon: %(n)s, trump: %(card)s, beaten off: %(discard)s"),
         "say_table_field": _("The table: Enter puts the selected cards here"),
         "say_no_game": _("No game is being played at this table."),
         # keyboard (static/js/table/keys.js)

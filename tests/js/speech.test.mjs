@@ -33,7 +33,7 @@ const STRINGS = {
   say_table_empty: "nothing",
   say_pair_open: "%(attack)s, not beaten",
   say_pair_beaten: "%(attack)s, beaten: %(card)s",
-  say_talon: "Talon: %(n)s, trump %(trump)s (%(card)s), beaten off: %(discard)s",
+  say_talon: "Talon: %(n)s, trump: %(card)s, beaten off: %(discard)s",
   role_attacker: "attacks", role_defender: "defends", role_taking: "takes", role_out: "out", role_turn: "to move",
 };
 const t = (key, params = {}) => (STRINGS[key] ?? key).replace(/%\((\w+)\)s/g, (_, name) => String(params[name]));
@@ -120,7 +120,7 @@ test("the board reads as text: whose move, the own hand in screen order, the tab
   assert.equal(board.turn, "Waiting for Boris");
   assert.equal(board.hand, "Your hand, cards: 3: nine of clubs, queen of spades, six of hearts");
   assert.equal(board.table, "On the table: seven of spades, beaten: nine of spades; seven of diamonds, not beaten");
-  assert.equal(board.talon, "Talon: 10, trump hearts (ace of hearts), beaten off: 6");
+  assert.equal(board.talon, "Talon: 10, trump: ace of hearts, beaten off: 6");
   assert.deepEqual(board.players, ["You, cards: 3, attacks", "Boris, cards: 4, defends, to move", "Vera, cards: 0, out"]);
   assert.equal(boardSummary(board), `${board.turn}. ${board.table}. ${board.hand}`);
 });

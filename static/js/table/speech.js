@@ -98,8 +98,7 @@ export function boardText(state, { t, nameOf, sortHand }) {
     table: `${t("say_table")}: ${table}`,
     talon: t("say_talon", {
       n: view.talon_size,
-      trump: t(`suit_name_${view.trump_suit}`),
-      card: view.trump_card ? spokenCard(view.trump_card, t) : "",
+      card: spokenCard(view.trump_card, t),
       discard: view.discard_size ?? 0,
     }),
     players: playerLines(view, { t, nameOf, seat }),
