@@ -189,6 +189,7 @@ def _strings() -> dict[str, str]:
         "say_table_field": _("The table: Enter puts the selected cards here"),
         "say_no_game": _("No game is being played at this table."),
         # keyboard (static/js/table/keys.js)
+        "key_space": pgettext("the keyboard key", "Space"),
         "keys_tab": _("Move between your hand, the table and the buttons"),
         "keys_arrows": _("Move between the cards"),
         "keys_select": _("On a card of your hand: select it, or drop it from the selection"),

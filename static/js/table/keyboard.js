@@ -20,10 +20,16 @@ export class TableKeyboard {
     this.commands = commands;
     this.describeAttack = describeAttack; // the attack card's label: the card and its beat
     this.current = { hand: null, attack: null }; // the code of the card of each group that takes Tab
-    this.focused = null; // {group, code, index} while a card has the focus
+    this.focused = null; // {group, code, index, byKeyboard} while a card has the focus
+    // A tap or a click leaves the focus where it fell: only keyboard focus follows a redraw.
+    this.lastInput = "pointer";
     this.fillHelp();
     document.getElementById("keys-open")?.addEventListener("click", () => this.dialog.showModal());
-    document.addEventListener("keydown", (event) => this.onKey(event));
+    document.addEventListener("keydown", (event) => {
+      this.lastInput = "key";
+      this.onKey(event);
+    });
+    document.addEventListener("pointerdown", () => { this.lastInput = "pointer"; }, true);
     document.addEventListener("focusin", () => this.noteFocus());
   }
 
@@ -92,7 +98,9 @@ export class TableKeyboard {
       return;
     }
     const cards = this.cards(where);
-    this.focused = { group: where, code: active.dataset.card, index: cards.indexOf(active) };
+    this.focused = {
+      group: where, code: active.dataset.card, index: cards.indexOf(active), byKeyboard: this.lastInput === "key",
+    };
     this.current[where] = active.dataset.card;
   }
 
@@ -126,7 +134,7 @@ export class TableKeyboard {
 
   restoreFocus() {
     const lost = this.focused;
-    if (!lost || (document.activeElement && document.activeElement !== document.body)) return;
+    if (!lost?.byKeyboard || (document.activeElement && document.activeElement !== document.body)) return;
     const cards = this.cards(lost.group);
     const card = cards.find((each) => each.dataset.card === lost.code) || cards[Math.min(lost.index, cards.length - 1)];
     if (card) {
@@ -146,7 +154,7 @@ export class TableKeyboard {
       const keys = element("dt");
       helpKeys(row).forEach((cap, index) => {
         if (index) keys.append(" ");
-        keys.append(element("kbd", "", cap));
+        keys.append(element("kbd", "", cap === "Space" ? t("key_space") : cap));
       });
       return [keys, element("dd", "", t(row.text))];
     }));
