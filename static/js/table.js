@@ -3,7 +3,7 @@
 // The pieces: table/store.js (state), table/moves.js (pure move rules), table/views/* (one per
 // board region, each redrawn only when its inputs change), table/drag.js (drag and drop),
 // table/keyboard.js (play by keyboard) and table/announce.js (what a screen reader is told).
-import { cardName, sortHand } from "./cards.js";
+import { sortHand } from "./cards.js";
 import { nickname, readJson, t } from "./i18n.js";
 import { ReconnectingSocket, offlineMessage } from "./socket.js";
 import { Announcer } from "./table/announce.js";
@@ -16,7 +16,7 @@ import { dropMove, hintFor, moveOptions, nextSelection } from "./table/moves.js"
 import { onSettingsChange, settings } from "./table/settings.js";
 import { isMyTurn, soundFor } from "./table/signals.js";
 import { AwayWatch } from "./table/server-moves.js";
-import { boardSummary, moveAnnouncements, promptAnnouncement } from "./table/speech.js";
+import { boardSummary, moveAnnouncements, promptAnnouncement, spokenPair } from "./table/speech.js";
 import { played, playSound } from "./table/sound.js";
 import { TableStore } from "./table/store.js";
 import { bindAway, renderAway } from "./table/views/away.js";
@@ -258,11 +258,7 @@ const keyboard = new TableKeyboard({
   hand: els.hand,
   playfield: els.playfield,
   dialog: document.getElementById("keys-dialog"),
-  describeAttack: (code) => {
-    const pair = (store.view?.table || []).find((each) => each.attack === code);
-    const attack = cardName(code);
-    return pair?.defense ? t("say_pair_beaten", { attack, card: cardName(pair.defense) }) : t("say_pair_open", { attack });
-  },
+  describeAttack: (code) => spokenPair((store.view?.table || []).find((pair) => pair.attack === code) || { attack: code }, t),
   commands: {
     select: (code) => toggleSelect(code),
     beat: (code) => keyMove(() => store.selected.length, () => playOn(code) || showToast(t("error_cannot_beat"), true), "keys_select_first"),

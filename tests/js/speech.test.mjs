@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { sortHand } from "../../static/js/cardcodes.js";
-import { boardSummary, boardText, moveAnnouncements, promptAnnouncement, spokenMove } from "../../static/js/table/speech.js";
+import { boardSummary, boardText, moveAnnouncements, promptAnnouncement, spokenMove, spokenPair } from "../../static/js/table/speech.js";
 
 // The English strings of games/templatetags/game_ui.py that these sentences use.
 const STRINGS = {
@@ -133,4 +133,9 @@ test("a spectator's board has no hand; no game, no board", () => {
   assert.equal(board.turn, "Waiting for Anna");
   assert.equal(boardText({ game: null, view: null }, { t, nameOf, sortHand }), null);
   assert.equal(boardSummary(null), "");
+});
+
+test("an attack card is told with its beat, or as not beaten", () => {
+  assert.equal(spokenPair({ attack: "TD", defense: "KD" }, t), "ten of diamonds, beaten: king of diamonds");
+  assert.equal(spokenPair({ attack: "6S", defense: null }, t), "six of spades, not beaten");
 });

@@ -63,6 +63,12 @@ function resultSentence(result, seat, { t, nameOf }) {
   return own ? `${headline}. ${t("say_your_place", { n: own.place })}` : headline;
 }
 
+/** An attack card on the table and its beat, if any: "семёрка пик, побита: дама пик". */
+export function spokenPair(pair, t) {
+  const attack = spokenCard(pair.attack, t);
+  return pair.defense ? t("say_pair_beaten", { attack, card: spokenCard(pair.defense, t) }) : t("say_pair_open", { attack });
+}
+
 /** The players around the table in words: cards held and what each is doing. */
 function playerLines(view, { t, nameOf, seat }) {
   return (view.hand_sizes || []).map((count, index) => {
@@ -86,11 +92,7 @@ export function boardText(state, { t, nameOf, sortHand }) {
   const seat = seatOf(state);
   const hand = seat === null ? null : sortHand(view.hand || [], view.trump_suit);
   const pairs = view.table || [];
-  const table = pairs.length
-    ? pairs.map((pair) => (pair.defense
-      ? t("say_pair_beaten", { attack: spokenCard(pair.attack, t), card: spokenCard(pair.defense, t) })
-      : t("say_pair_open", { attack: spokenCard(pair.attack, t) }))).join("; ")
-    : t("say_table_empty");
+  const table = pairs.length ? pairs.map((pair) => spokenPair(pair, t)).join("; ") : t("say_table_empty");
   const line = statusLine(view, seat, false);
   const turn = !line ? "" : line.seats ? t(line.key, { names: line.seats.map(nameOf).join(", ") }) : t(line.key);
   return {
