@@ -17,6 +17,7 @@ urlpatterns = [
     path("players/<str:nickname>/", views.profile, name="profile"),
     path("players/<str:nickname>/card.json", views.player_card, name="player_card"),
     path("leaderboard/", views.leaderboard, name="leaderboard"),
+    path("watch/", views.watch_tables, name="watch"),
     path("rules/", views.rules, name="rules"),
     path("balance.json", views.balance, name="balance_json"),
 ]

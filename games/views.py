@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 from durak_site import ratelimit
 from durak_site.accounts.services import table_settings_of
 from durak_site.clients import Client, client_of
-from games import selectors, services, stats
+from games import selectors, services, stats, watch
 from games.forms import PracticeForm, QuickPlayForm, TableCreateForm
 from games.models import ChatPhrase, Game, Table
 from games.services import GameError
@@ -261,6 +261,11 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "games/leaderboard.html",
         {"rows": stats.leaderboard(viewer=request.user), "min_games": stats.LEADERBOARD_MIN_GAMES},
     )
+
+
+def watch_tables(request: HttpRequest) -> HttpResponse:
+    """The live tables of the highest-rated players; the table page shows each to spectators."""
+    return render(request, "games/watch.html", {"tables": watch.live_tables()})
 
 
 def rules(request: HttpRequest) -> HttpResponse:

@@ -9,6 +9,12 @@ export const rankOf = (code) => code[0];
 export const suitOf = (code) => code[1];
 export const isRed = (code) => RED.has(suitOf(code));
 
+/** The spoken name of a card for screen readers, "дама пик" / "queen of spades", with the
+ * page's translation function `t`. */
+export function spokenCard(code, t) {
+  return t("card_name", { rank: t(`rank_name_${rankOf(code)}`), suit: t(`suit_name_${suitOf(code)}`) });
+}
+
 /**
  * Sort a hand with trumps last: `by` "rank" orders by rank (ties by suit), "suit" groups the
  * suits (in SCDH order) and orders each by rank.

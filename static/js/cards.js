@@ -1,5 +1,5 @@
 // Card elements and card names (codes and sorting live in cardcodes.js).
-import { isRed, rankOf, suitOf } from "./cardcodes.js";
+import { isRed, rankOf, spokenCard, suitOf } from "./cardcodes.js";
 import { t } from "./i18n.js";
 
 export { isRed, RANKS, rankOf, sortHand, suitOf } from "./cardcodes.js";
@@ -16,9 +16,7 @@ export function cardText(code) {
 }
 
 /** The spoken name for screen readers: "дама пик" / "queen of spades". */
-export function cardName(code) {
-  return t("card_name", { rank: t(`rank_name_${rankOf(code)}`), suit: t(`suit_name_${suitOf(code)}`) });
-}
+export const cardName = (code) => spokenCard(code, t);
 
 /** Inline HTML-free text node group for logs: "7♠", coloured red for ♦♥. */
 export function cardSpan(code) {

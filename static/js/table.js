@@ -1,20 +1,27 @@
 // The live table: renders the server's state and sends moves over /ws/table/<id>/.
 // The server decides everything; this code only shows the state and offers legal moves.
 // The pieces: table/store.js (state), table/moves.js (pure move rules), table/views/* (one per
-// board region, each redrawn only when its inputs change), table/drag.js (drag and drop).
+// board region, each redrawn only when its inputs change), table/drag.js (drag and drop),
+// table/keyboard.js (play by keyboard) and table/announce.js (what a screen reader is told).
+import { sortHand } from "./cards.js";
 import { nickname, readJson, t } from "./i18n.js";
 import { ReconnectingSocket, offlineMessage } from "./socket.js";
+import { Announcer } from "./table/announce.js";
 import { CardDrag } from "./table/drag.js";
 import { cardFlights } from "./table/flights.js";
 import { cardRects, flightMs, fly, motionCount, stopFlights } from "./table/motion.js";
+import { TableKeyboard } from "./table/keyboard.js";
+import { transferCards } from "./table/keys.js";
 import { dropMove, hintFor, moveOptions, nextSelection } from "./table/moves.js";
 import { onSettingsChange, settings } from "./table/settings.js";
 import { isMyTurn, soundFor } from "./table/signals.js";
 import { AwayWatch } from "./table/server-moves.js";
+import { boardSummary, moveAnnouncements, promptAnnouncement, spokenPair } from "./table/speech.js";
 import { played, playSound } from "./table/sound.js";
 import { TableStore } from "./table/store.js";
 import { bindAway, renderAway } from "./table/views/away.js";
 import { bindActions, renderActions } from "./table/views/actions.js";
+import { currentBoard, renderBoardText } from "./table/views/board-text.js";
 import { bindChat, chatRefused, receiveChat, renderChat } from "./table/views/chat.js";
 import { tickCountdown } from "./table/views/clock.js";
 import { renderDeck } from "./table/views/deck.js";
@@ -89,7 +96,9 @@ function render() {
   renderTurn(ctx);
   renderAway(ctx, awayWatch);
   renderChat(ctx);
+  renderBoardText(ctx);
   tickCountdown(store);
+  keyboard.arrange();
 }
 
 // ------------------------------------------------------------------ moves
@@ -143,6 +152,7 @@ function onMessage(message) {
     const before = cardRects();
     if (!store.receive(message)) return;
     render();
+    announcer.say(...moveAnnouncements(previous, store.state, { t, nameOf }), promptAnnouncement(previous, store.state, { t, nameOf }));
     animate(previous, store.state, before);
     // A rematch begins with the page scrolled down to the last result: show the new deal.
     if (previous.game && previous.game.id !== message.game?.id) window.scrollTo({ top: 0 });
@@ -194,14 +204,6 @@ const drag = new CardDrag(els.hand, {
   },
 });
 
-els.hand.addEventListener("keydown", (event) => {
-  const card = event.target.closest(".pcard");
-  if (card && (event.key === "Enter" || event.key === " ")) {
-    event.preventDefault();
-    toggleSelect(card.dataset.card);
-  }
-});
-
 els.playfield.addEventListener("click", (event) => {
   if (drag.justDropped || !store.selected.length) return;
   const attack = event.target.closest(".pcard.attack");
@@ -226,7 +228,7 @@ bindChat((message) => {
 });
 bindPlayerCards(document.querySelector(".board"), (seat) => store.player(seat)?.nickname);
 
-bindActions({
+const actions = {
   play: () => playOn(null),
   take: () => {
     if (settings().confirm_take && !store.takeArmed) {
@@ -242,6 +244,35 @@ bindActions({
     select([]);
   },
   hint: showHint,
+};
+bindActions(actions);
+
+const announcer = new Announcer(document.getElementById("announcer"));
+/** A move asked for by a key: done when the game allows it, else said why not. */
+function keyMove(allowed, move, refusal = "keys_not_now") {
+  if (store.inFlight) return;
+  if (allowed(moveOptions(store.view))) move();
+  else showToast(t(refusal), true);
+}
+const keyboard = new TableKeyboard({
+  hand: els.hand,
+  playfield: els.playfield,
+  dialog: document.getElementById("keys-dialog"),
+  describeAttack: (code) => spokenPair((store.view?.table || []).find((pair) => pair.attack === code) || { attack: code }, t),
+  commands: {
+    select: (code) => toggleSelect(code),
+    beat: (code) => keyMove(() => store.selected.length, () => playOn(code) || showToast(t("error_cannot_beat"), true), "keys_select_first"),
+    play: () => keyMove(() => store.selected.length, () => playOn(null) || showToast(t("error_illegal_drop"), true), "keys_select_first"),
+    transfer: () => {
+      const view = store.view;
+      const cards = view && transferCards(moveOptions(view), store.selected, sortHand(view.hand || [], view.trump_suit, settings().hand_order), view.trump_suit);
+      keyMove(() => cards, () => sendAction({ type: "transfer", cards }));
+    },
+    take: () => keyMove((options) => options.take, actions.take),
+    pass: () => keyMove((options) => options.pass, actions.pass),
+    cancel: actions.cancel,
+    say: () => announcer.say(boardSummary(currentBoard(context()))),
+  },
 });
 
 /** Practice tables: select the cards of the move the Любитель would make, and say what it is. */

@@ -15,7 +15,7 @@ const draw = region(({ events }, nameOf) => {
   logBouts(marked).reverse().forEach((bout, index) => {
     if (index) {
       const separator = element("li", "bout-sep");
-      separator.setAttribute("role", "separator");
+      separator.setAttribute("aria-hidden", "true"); // a line between bouts, nothing to read
       items.push(separator);
     }
     const lines = bout.map((event) => {
