@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .cards import CODES, RANKS, SUITS
+from .cards import CODES, RANKS, SUITS, deck_codes
 from .game import Game
 
 Action = dict[str, Any]
@@ -355,7 +355,7 @@ def _deal_unseen(view: View, known: list[set[str]], gone: set[str], rng: random.
         fixed.update(cards)
         hands.append(cards)
     hands[seat] = list(view["hand"])
-    unseen = [card for card in CODES if card not in fixed]
+    unseen = [card for card in deck_codes(view["options"]["deck"]) if card not in fixed]
     rng.shuffle(unseen)
     for other, size in enumerate(view["hand_sizes"]):
         if other != seat:
@@ -383,6 +383,8 @@ def _deal_unseen(view: View, known: list[set[str]], gone: set[str], rng: random.
             "first_bout": view["first_bout"],
             "finished": False,
             "bouts": 0,
+            "options": view["options"],
+            "attack_limit": view["attack_limit"],
         }
     )
 
