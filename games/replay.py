@@ -14,12 +14,10 @@ from wallet.models import Account, Entry, LedgerTransaction
 def replay_game(game: Game) -> list[EngineGame]:
     """Engine snapshots: index 0 is the deal from the seed, index v the state after version v.
 
-    The table options are those stored with the game's state. Raises ValueError (IllegalAction
-    included) if the log does not replay.
+    The table options are those recorded with the game (its own columns, not its state, which
+    the replay checks). Raises ValueError (IllegalAction included) if the log does not replay.
     """
-    engine = EngineGame.new(
-        players=len(game.players), seed=game.seed, options=game.state.get("options")
-    )
+    engine = EngineGame.new(players=len(game.players), seed=game.seed, options=game.options)
     snapshots = [engine.copy()]
     for event in game.events.order_by("version"):
         if event.version != len(snapshots):

@@ -1,13 +1,20 @@
-// Card codes are rank + suit: ranks 6789TJQKA, suits SCDH (e.g. "TH" = ten of hearts).
-// Pure helpers, shared by the pages and the unit tests.
+// Card codes are rank + suit: ranks 23456789TJQKA (a 36-card deck has 6 to A, a 24-card deck
+// 9 to A), suits SCDH (e.g. "TH" = ten of hearts). Pure helpers, shared by the pages and the
+// unit tests.
 
-export const RANKS = "6789TJQKA";
+export const RANKS = "23456789TJQKA";
 export const SUITS = "SCDH";
 const RED = new Set(["D", "H"]);
 
 export const rankOf = (code) => code[0];
 export const suitOf = (code) => code[1];
 export const isRed = (code) => RED.has(suitOf(code));
+
+/** The number a rank shows ("10" for T, "2"…"9"), or null for a picture card and the ace. */
+export function rankNumber(rank) {
+  if (rank === "T") return "10";
+  return rank >= "2" && rank <= "9" ? rank : null;
+}
 
 /**
  * Sort a hand with trumps last: `by` "rank" orders by rank (ties by suit), "suit" groups the

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { sortHand } from "../../static/js/cardcodes.js";
+import { rankNumber, sortHand } from "../../static/js/cardcodes.js";
 import { displayOrder, handLayout, logBouts, placeOf } from "../../static/js/table/layout.js";
 import { region } from "../../static/js/table/region.js";
 
@@ -59,6 +59,16 @@ test("hands sort by rank or by suit, trumps last either way", () => {
   const hand = ["AS", "6H", "7C", "6S", "KH", "9D"];
   assert.deepEqual(sortHand(hand, "H"), ["6S", "7C", "9D", "AS", "6H", "KH"]);
   assert.deepEqual(sortHand(hand, "H", "suit"), ["6S", "AS", "7C", "9D", "6H", "KH"]);
+});
+
+test("a 52-card hand sorts its low ranks 2 to 5 below the six", () => {
+  const hand = ["6S", "2S", "TS", "5H", "3C", "AS", "4D"];
+  assert.deepEqual(sortHand(hand, "H"), ["2S", "3C", "4D", "6S", "TS", "AS", "5H"]);
+});
+
+test("ranks 2 to 10 show their number, picture cards and the ace none", () => {
+  assert.deepEqual([..."23456789T"].map(rankNumber), ["2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+  assert.deepEqual([..."JQKA"].map(rankNumber), [null, null, null, null]);
 });
 
 test("a region redraws only when its inputs change", () => {
