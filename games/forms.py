@@ -98,10 +98,11 @@ class TableCreateForm(StakeForm, OptionsForm):
     # A preset sets both times; "" (custom) keeps the two chosen below it.
     speed = forms.ChoiceField(
         label=_("Speed"),
+        help_text=_("Seconds per move / to throw in."),
         choices=[
-            (Speed.FAST, _("fast: 15 s per move, 5 s to throw in")),
-            (Speed.NORMAL, _("normal: 30 s per move, 10 s to throw in")),
-            (Speed.SLOW, _("slow: 60 s per move, 15 s to throw in")),
+            (Speed.FAST, _("fast: 15 / 5 s")),
+            (Speed.NORMAL, _("normal: 30 / 10 s")),
+            (Speed.SLOW, _("slow: 60 / 15 s")),
             ("", _("custom")),
         ],
         initial=Speed.NORMAL,

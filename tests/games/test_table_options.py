@@ -3,6 +3,8 @@ the engine, replayed and verified, listed in the lobby, chosen in practice and q
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
@@ -283,3 +285,28 @@ def test_staff_see_and_filter_the_options_and_export_them_with_every_game(client
     assert by_id[standard.pk]["Лимит"] == "до завала"
     payouts = read_xlsx(client.post(export, {"format": "0", "resource": "1"}))
     assert {row["Колода, карт"] for row in payouts.rows} == {24}
+
+
+def test_practice_again_deals_with_the_same_options(client):
+    user = create_player(balance=0)
+    client.force_login(user)
+    chosen = {"transfer": "False", "deck": "52", "throw_in": "neighbours", "limit": "classic"}
+    client.post(reverse("practice_start"), {"seats": "3", "level": "master", **chosen})
+    first = Table.objects.get(created_by=user)
+    page = client.get(reverse("table_detail", args=[first.pk])).content.decode()
+    again = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', page))
+    assert {name: again[name] for name in chosen} == chosen
+    client.post(
+        reverse("practice_start"), {name: again[name] for name in ["seats", "level", *chosen]}
+    )
+    second = Table.objects.filter(created_by=user).exclude(pk=first.pk).get()
+    assert (
+        second.options
+        == first.options
+        == {
+            "transfer": False,
+            "deck": 52,
+            "throw_in": "neighbours",
+            "limit": "classic",
+        }
+    )
