@@ -310,3 +310,6 @@ def test_practice_again_deals_with_the_same_options(client):
             "limit": "classic",
         }
     )
+    game = Game.objects.get(table=first)
+    detail = client.get(reverse("game_detail", args=[game.pk])).content.decode()
+    assert "подкидной · 52 карты, от 2 до туза" in detail
