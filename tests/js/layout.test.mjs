@@ -35,6 +35,16 @@ test("twenty cards on a 360 px phone: three rows, every card a 44 px tap target,
   assert.equal(layout.scrolls, false);
 });
 
+test("a 52-card game's biggest hands on a 360 px phone: three rows that scroll, each card a tap target", () => {
+  for (const count of [30, 46]) {
+    const layout = handLayout({ count, cardWidth: 52, available: 352, gap: 6, minVisible: 44, maxRows: 3 });
+    assert.equal(layout.rows, 3);
+    assert.equal(layout.perRow, Math.ceil(count / 3));
+    assert.equal(layout.step, 44);
+    assert.equal(layout.scrolls, true);
+  }
+});
+
 test("a hand held to fewer rows keeps the minimum overlap and scrolls sideways", () => {
   const layout = handLayout({ count: 20, cardWidth: 48, available: 700, gap: 6, minVisible: 44, maxRows: 1 });
   assert.deepEqual(layout, { rows: 1, perRow: 20, step: 44, scrolls: true });
