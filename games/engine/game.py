@@ -157,10 +157,7 @@ class Game:
         "_phase",
         "_waiting",
         "_options",
-        "_deck",
-        "_transfers",
         "_neighbours_only",
-        "_classic",
         "_attack_limit",
     )
 
@@ -185,7 +182,7 @@ class Game:
         self._talon = talon
         self._trump = trump
         self._trump_card = -1 if trump_card is None else trump_card
-        self._discard = self._deck ^ mask_of(talon)
+        self._discard = DECKS[options["deck"]] ^ mask_of(talon)
         for hand in hands:
             self._discard &= ~hand
         self._attacker = attacker
@@ -205,12 +202,9 @@ class Game:
         self._update_phase()
 
     def _set_options(self, options: dict[str, Any]) -> None:
-        """Keep the full, checked options and the flags the rules read on every move."""
+        """Keep the full, checked options, and the flag the rules read on every move."""
         self._options = options
-        self._deck = DECKS[options["deck"]]
-        self._transfers = options["transfer"]
         self._neighbours_only = options["throw_in"] == "neighbours"
-        self._classic = options["limit"] == "classic"
 
     # ----------------------------------------------------------------- construction
 
@@ -363,7 +357,7 @@ class Game:
             "finished": self._finished,
             "bouts": self._bouts,
             "options": dict(self._options),
-            "attack_limit": self._attack_limit if self._classic else None,
+            "attack_limit": self._classic_attack_limit(),
         }
 
     @classmethod
@@ -401,7 +395,8 @@ class Game:
             game._first_bout = bool(state["first_bout"])
             game._finished = bool(state["finished"])
             game._bouts = state["bouts"]
-            game._attack_limit = state["attack_limit"] if game._classic else NO_ATTACK_LIMIT
+            classic = game._options["limit"] == "classic"
+            game._attack_limit = state["attack_limit"] if classic else NO_ATTACK_LIMIT
         except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"damaged game state: {error!r}") from error
         _check_state(game)
@@ -519,7 +514,7 @@ class Game:
             "deadline_kind": self.deadline_kind,
             "legal_actions": [] if seat is None else self.legal_actions(seat),
             "options": dict(self._options),
-            "attack_limit": self._attack_limit if self._classic else None,
+            "attack_limit": self._classic_attack_limit(),
         }
 
     # ----------------------------------------------------------------- legal actions
@@ -581,7 +576,7 @@ class Game:
         Classic limits need no check of their own: the table holds one rank, so at most four
         cards, and (e) makes the new defender's hand at least as large as them.
         """
-        if not self._transfers:
+        if not self._options["transfer"]:
             return "transfers are off at this table"
         if self._first_bout:
             return "no transfer in the first bout"
@@ -716,8 +711,7 @@ class Game:
             raise IllegalAction("transfer_not_allowed", problem)
         self._hands[seat] ^= mask
         self._defender = self._left_of(seat)
-        if self._classic:
-            self._attack_limit = self._bout_attack_limit()
+        self._attack_limit = self._bout_attack_limit()
         self._put_attacks(cards)
         self._update_phase()
 
@@ -815,8 +809,7 @@ class Game:
             self._attacker = defender
         if not self._finished:
             self._defender = self._left_of(self._attacker)
-            if self._classic:
-                self._attack_limit = self._bout_attack_limit()
+            self._attack_limit = self._bout_attack_limit()
         self._update_phase()
 
     def _draw_cards(self) -> None:
@@ -843,10 +836,14 @@ class Game:
         Called when a bout begins and after each transfer, when the defender's hand is the one
         the classic limit counts.
         """
-        if not self._classic:
+        if self._options["limit"] != "classic":
             return NO_ATTACK_LIMIT
         cap = CLASSIC_FIRST_BOUT_CARDS if self._first_bout else CLASSIC_BOUT_CARDS
         return min(self._hands[self._defender].bit_count(), cap)
+
+    def _classic_attack_limit(self) -> int | None:
+        """The bout's attack limit under classic limits, None at a "zavala" table."""
+        return None if self._attack_limit == NO_ATTACK_LIMIT else self._attack_limit
 
     def _neighbours(self) -> int:
         """The defender's neighbours still in (RULES §7), as a bitmask of seats."""
@@ -901,7 +898,8 @@ def _check_state(game: Game) -> None:
         everything |= mask
     count = sum(hand.bit_count() for hand in game._hands) + game._discard.bit_count()
     count += sum(len(cards) for cards in lists)
-    if count != game._deck.bit_count() or everything != game._deck:
+    deck = DECKS[game._options["deck"]]
+    if count != deck.bit_count() or everything != deck:
         raise ValueError("damaged game state: the deck's cards are not all there exactly once")
     seats = (game._attacker, game._defender)
     if not all(_is_int(seat) and 0 <= seat < game._players for seat in seats):
