@@ -60,6 +60,7 @@ def _strings() -> dict[str, str]:
         "commission": _("Commission"),
         "turn_time": _("Move time"),
         "throw_time": _("Throw-in time"),
+        "attack_limit": _("Cards this bout, at most"),
         "seconds_short": _("s"),
         "talon": _("Talon"),
         "trump": _("Trump"),

@@ -27,12 +27,18 @@ const draw = region((parts) => {
   );
 });
 
+/** With classic limits, the most cards the running bout may be attacked with. */
+function boutLimit(state) {
+  const limit = state.view && !state.view.finished ? state.view.attack_limit : null;
+  return limit == null ? [] : [[t("attack_limit"), String(limit)]];
+}
+
 export function renderInfo({ state, takenSeats }) {
   const table = state.table || {};
   drawOptions({ options: table.options, speed: table.speed });
   const game = state.game ? [[t("game_number"), String(state.game.number)]] : [];
   if (table.practice) {
-    draw([...game, [t("practice"), t(`bots_${table.bot_level}`)]]);
+    draw([...game, [t("practice"), t(`bots_${table.bot_level}`)], ...boutLimit(state)]);
     return;
   }
   const players = state.game ? (state.players || []).length : takenSeats;
@@ -44,5 +50,5 @@ export function renderInfo({ state, takenSeats }) {
   if (Number(table.commission_percent) > 0) parts.push([t("commission"), `${Number(table.commission_percent)} %`]);
   parts.push([t("turn_time"), `${table.turn_seconds} ${t("seconds_short")}`]);
   parts.push([t("throw_time"), `${table.throw_seconds} ${t("seconds_short")}`]);
-  draw(parts);
+  draw([...parts, ...boutLimit(state)]);
 }
