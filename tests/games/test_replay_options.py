@@ -17,11 +17,9 @@ OPTIONS = {"transfer": False, "deck": 24, "throw_in": "neighbours", "limit": "cl
 
 
 def game_with_options(players: int, options: dict) -> tuple[Game, list]:
-    """A started game whose deal, still unplayed, is that of a table with `options`."""
-    game, users = seated_game(players)
-    dealt = EngineGame.new(players=players, seed=game.seed, options=options)
-    Game.objects.filter(pk=game.pk, version=0).update(state=dealt.to_dict())
-    game.refresh_from_db()
+    """A started game at a table with `options`."""
+    game, users = seated_game(players, options=options)
+    assert game.options == options
     return game, users
 
 
@@ -34,6 +32,14 @@ def test_a_game_with_options_replays_and_verifies_with_them():
     assert snapshots[0].to_dict() == EngineGame.new(3, game.seed, OPTIONS).to_dict()
     assert snapshots[-1].to_dict() == game.state
     call_command("verify_game", game.pk)
+
+
+def test_a_game_whose_recorded_options_were_changed_afterwards_does_not_verify():
+    game, users = game_with_options(2, OPTIONS)
+    game = play_out(game, users)
+    Game.objects.filter(pk=game.pk).update(deck=36)
+    with pytest.raises(CommandError):
+        call_command("verify_game", game.pk)
 
 
 def test_a_game_whose_options_were_changed_afterwards_does_not_verify():
