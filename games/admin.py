@@ -78,6 +78,15 @@ class BankDistributionInline(ReadOnlyInline):
         return floatformat(share.percent, -2)
 
 
+# A table's and a game's options (RULES.md §7), as staff see and filter them.
+OPTION_FIELDS = ["transfer", "deck", "throw_in", "limit"]
+
+
+@admin.display(description=_("rules"))
+def rules(obj: Table | Game) -> str:
+    return obj.options_summary
+
+
 class StakeFilter(admin.SimpleListFilter):
     title = _("stake")
     parameter_name = "stake_range"
@@ -106,18 +115,26 @@ class TableAdmin(admin.ModelAdmin):
         "id",
         "shown_stake",
         "seat_count",
+        rules,
         "status",
         "private",
         "commission_percent",
         "created_by",
         "created_at",
     ]
-    list_filter = ["status", "private", StakeFilter, ("created_at", admin.DateFieldListFilter)]
+    list_filter = [
+        "status",
+        "private",
+        StakeFilter,
+        *OPTION_FIELDS,
+        ("created_at", admin.DateFieldListFilter),
+    ]
     search_fields = ["id", "created_by__username"]
     # Only the house commission of future games is staff's to change.
     fields = [
         "stake",
         "seat_count",
+        *OPTION_FIELDS,
         "turn_seconds",
         "throw_seconds",
         "commission_percent",
@@ -164,10 +181,16 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
         "shown_stake",
         "shown_bank",
         "shown_commission",
+        rules,
         "started_at",
         "finished_at",
     ]
-    list_filter = ["status", StakeFilter, ("started_at", admin.DateFieldListFilter)]
+    list_filter = [
+        "status",
+        StakeFilter,
+        *OPTION_FIELDS,
+        ("started_at", admin.DateFieldListFilter),
+    ]
     search_fields = ["id", "table__id"]
     date_hierarchy = "started_at"
     inlines = [BankDistributionInline, GameEventInline, ChatMessageInline]
@@ -181,6 +204,7 @@ class GameAdmin(SpreadsheetExportMixin, admin.ModelAdmin):
             "shown_stake",
             "shown_bank",
             "shown_commission",
+            *OPTION_FIELDS,
             "percentages",
             "version",
             "deadline",

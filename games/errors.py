@@ -36,6 +36,8 @@ ERROR_MESSAGES: dict[str, Promise] = {
     "invalid_stake": _("The stake must be a positive whole number of kopecks."),
     "invalid_seats": _("A table has 2 to 6 seats."),
     "invalid_time": _("The time limits are out of range."),
+    "invalid_options": _("Choose the game, the deck, who throws in and the limits from the list."),
+    "deck_too_small": _("A deck of 24 cards is for at most 4 players."),
     "rematch_closed": _("A rematch is no longer possible."),
     "commission_locked": _("The commission cannot change while a game is being played."),
     "rematch_already_confirmed": _("You have already confirmed the rematch."),

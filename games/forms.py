@@ -8,8 +8,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import MAX_PLAYERS, MIN_PLAYERS
-from games.models import BotLevel
+from games.engine import MAX_PLAYERS, MAX_PLAYERS_BY_DECK, MIN_PLAYERS
+from games.engine import OPTIONS as ENGINE_OPTIONS
+from games.errors import ERROR_MESSAGES
+from games.models import SPEED_PRESETS, BotLevel, Deck, Limit, Speed, ThrowIn
 from games.reports import GROUPING_LABELS
 from games.services.chat import BAN_HOURS
 from wallet.forms import DATE_PICKER, PeriodForm
@@ -36,10 +38,76 @@ class StakeForm(forms.Form):
         return parse_major_units(self.cleaned_data["stake"])
 
 
-class TableCreateForm(StakeForm):
-    """A new table."""
+class OptionsForm(forms.Form):
+    """The table options of RULES.md §7 next to a number of players (`seats`), handed on as
+    one ``options`` dict; an option not sent keeps its default. `last_options`: the options
+    shown first."""
+
+    transfer = forms.TypedChoiceField(
+        label=_("Game"),
+        choices=[(True, _("transfer (perevodnoy)")), (False, _("throw-in only (podkidnoy)"))],
+        coerce=lambda value: value == "True",
+        empty_value=ENGINE_OPTIONS["transfer"],
+        required=False,
+    )
+    deck = forms.TypedChoiceField(
+        label=_("Deck"),
+        choices=Deck.choices,
+        coerce=int,
+        empty_value=ENGINE_OPTIONS["deck"],
+        required=False,
+    )
+    throw_in = forms.TypedChoiceField(
+        label=_("Who throws in"),
+        choices=ThrowIn.choices,
+        empty_value=ENGINE_OPTIONS["throw_in"],
+        required=False,
+    )
+    limit = forms.TypedChoiceField(
+        label=_("Limits"),
+        help_text=_(
+            "Do zavala: no limit once the defender takes. Classic: at most 6 cards a bout, "
+            "5 in the first, and never more than the defender held."
+        ),
+        choices=Limit.choices,
+        empty_value=ENGINE_OPTIONS["limit"],
+        required=False,
+    )
+
+    def __init__(self, *args, last_options: dict | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name, value in (last_options or ENGINE_OPTIONS).items():
+            self.fields[name].initial = value
+
+    def clean(self):
+        data = super().clean()
+        options = {name: data.pop(name) for name in ENGINE_OPTIONS if name in data}
+        deck = options.get("deck", ENGINE_OPTIONS["deck"])
+        if data.get("seats", 0) > MAX_PLAYERS_BY_DECK[deck]:
+            self.add_error("seats", ERROR_MESSAGES["deck_too_small"])
+        data["options"] = options
+        return data
+
+
+class TableCreateForm(StakeForm, OptionsForm):
+    """A new table: its stake, players, options and speed."""
+
+    field_order = ["stake", "seats", "transfer", "deck", "throw_in", "limit", "speed"]
 
     seats = forms.TypedChoiceField(label=_("Players"), choices=SEAT_CHOICES, coerce=int, initial=2)
+    # A preset sets both times; "" (custom) keeps the two chosen below it.
+    speed = forms.ChoiceField(
+        label=_("Speed"),
+        help_text=_("Seconds per move / to throw in."),
+        choices=[
+            (Speed.FAST, _("fast: 15 / 5 s")),
+            (Speed.NORMAL, _("normal: 30 / 10 s")),
+            (Speed.SLOW, _("slow: 60 / 15 s")),
+            ("", _("custom")),
+        ],
+        initial=Speed.NORMAL,
+        required=False,
+    )
     turn_seconds = forms.TypedChoiceField(
         label=_("Time per move"), choices=TURN_CHOICES, coerce=int, initial=30
     )
@@ -47,6 +115,13 @@ class TableCreateForm(StakeForm):
         label=_("Time to throw in"), choices=THROW_CHOICES, coerce=int, initial=10
     )
     private = forms.BooleanField(label=_("Private table (by invitation link only)"), required=False)
+
+    def clean(self):
+        data = super().clean()
+        speed = data.pop("speed", "")
+        if speed:
+            data["turn_seconds"], data["throw_seconds"] = SPEED_PRESETS[Speed(speed)]
+        return data
 
 
 class ReportPeriodForm(PeriodForm):
@@ -88,8 +163,11 @@ class StakeBlockQuickForm(forms.Form):
         return datetime.combine(next_day, time.min, tzinfo=timezone.get_current_timezone())
 
 
-class PracticeForm(forms.Form):
-    """A practice game against bots: how many players in all, and how strong the bots are."""
+class PracticeForm(OptionsForm):
+    """A practice game against bots: how many players in all, how strong the bots are, and the
+    table options."""
+
+    field_order = ["seats", "level"]
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("auto_id", "practice_%s")  # shares the lobby page with other forms
@@ -100,11 +178,17 @@ class PracticeForm(forms.Form):
 
 
 class QuickPlayForm(StakeForm):
-    """One click to a seat: the stake, and the number of players or any."""
+    """One click to a seat: the stake, the number of players or any, and the table options the
+    player chose last (`last_options`, described by `last_label`) or any."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(
+        self, *args, last_options: dict | None = None, last_label: str = "", **kwargs
+    ) -> None:
         kwargs.setdefault("auto_id", "quick_%s")  # shares the lobby page with other forms
         super().__init__(*args, **kwargs)
+        self.last_options = last_options or dict(ENGINE_OPTIONS)
+        last = _("as I chose last: %(rules)s") % {"rules": last_label} if last_label else ""
+        self.fields["rules"].choices = [("last", last or _("as I chose last")), ("any", _("any"))]
 
     seats = forms.TypedChoiceField(
         label=_("Players"),
@@ -113,6 +197,13 @@ class QuickPlayForm(StakeForm):
         empty_value=None,
         required=False,
     )
+    # Any table options when not sent.
+    rules = forms.ChoiceField(label=_("Rules"), choices=[], initial="last", required=False)
+
+    def clean(self):
+        data = super().clean()
+        data["options"] = self.last_options if data.pop("rules", "") == "last" else None
+        return data
 
 
 class ChatBanForm(forms.Form):

@@ -12,7 +12,14 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from games.engine import MAX_PLAYERS, MIN_PLAYERS, BadPercentages, check_percentages
+from games.engine import (
+    MAX_PLAYERS,
+    MAX_PLAYERS_BY_DECK,
+    MIN_PLAYERS,
+    BadPercentages,
+    check_percentages,
+)
+from games.engine import OPTIONS as ENGINE_OPTIONS
 
 # How long the players of a finished game have to confirm a rematch before held stakes return.
 REMATCH_SECONDS = 120
@@ -31,7 +38,98 @@ class BotLevel(models.TextChoices):
     MASTER = "master", _("Master")
 
 
-class Table(models.Model):
+class Deck(models.IntegerChoices):
+    """How many cards the game is played with (RULES.md §7)."""
+
+    CARDS_24 = 24, _("24 cards, 9 to ace")
+    CARDS_36 = 36, _("36 cards, 6 to ace")
+    CARDS_52 = 52, _("52 cards, 2 to ace")
+
+
+class ThrowIn(models.TextChoices):
+    """Who may throw in (RULES.md §7)."""
+
+    ALL = "all", _("everyone throws in")
+    NEIGHBOURS = "neighbours", _("the defender's neighbours throw in")
+
+
+class Limit(models.TextChoices):
+    """How many cards a bout may hold (RULES.md §7)."""
+
+    ZAVALA = "zavala", _("do zavala")
+    CLASSIC = "classic", _("classic")
+
+
+class Speed(models.TextChoices):
+    """How fast a table plays, by its turn time (RULES.md §7)."""
+
+    FAST = "fast", _("fast")
+    NORMAL = "normal", _("normal")
+    SLOW = "slow", _("slow")
+
+
+# Each speed's turn time and throw-in window, in seconds.
+SPEED_PRESETS = {Speed.FAST: (15, 5), Speed.NORMAL: (30, 10), Speed.SLOW: (60, 15)}
+
+
+def speed_of(turn_seconds: int) -> Speed:
+    """The speed a turn time plays at: up to the fast preset's it is fast, from the slow
+    preset's on it is slow, and normal between."""
+    fast, slow = SPEED_PRESETS[Speed.FAST][0], SPEED_PRESETS[Speed.SLOW][0]
+    if turn_seconds <= fast:
+        return Speed.FAST
+    return Speed.SLOW if turn_seconds >= slow else Speed.NORMAL
+
+
+class GameOptions(models.Model):
+    """The table options of RULES.md §7 a game is played with; the defaults are the engine's."""
+
+    transfer = models.BooleanField(_("transfer"), default=ENGINE_OPTIONS["transfer"])
+    deck = models.PositiveSmallIntegerField(_("deck"), choices=Deck, default=ENGINE_OPTIONS["deck"])
+    throw_in = models.CharField(
+        _("who throws in"), max_length=10, choices=ThrowIn, default=ENGINE_OPTIONS["throw_in"]
+    )
+    limit = models.CharField(
+        _("limits"), max_length=7, choices=Limit, default=ENGINE_OPTIONS["limit"]
+    )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def game_kind(self) -> str:
+        """Transfer or podkidnoy, in words."""
+        return str(_("transfer") if self.transfer else _("podkidnoy"))
+
+    @property
+    def options_summary(self) -> str:
+        """The options in a few words, for pages and staff."""
+        parts = [self.get_deck_display(), self.get_throw_in_display(), self.get_limit_display()]
+        return " · ".join([self.game_kind, *map(str, parts)])
+
+    @property
+    def options(self) -> dict:
+        """The options as the engine takes them."""
+        return {
+            "transfer": self.transfer,
+            "deck": self.deck,
+            "throw_in": self.throw_in,
+            "limit": self.limit,
+        }
+
+
+def options_constraints(prefix: str) -> list[models.CheckConstraint]:
+    """The database's guard on a model's options (RULES.md §7)."""
+    return [
+        models.CheckConstraint(condition=Q(deck__in=Deck.values), name=f"{prefix}_deck_choices"),
+        models.CheckConstraint(
+            condition=Q(throw_in__in=ThrowIn.values), name=f"{prefix}_throw_in_choices"
+        ),
+        models.CheckConstraint(condition=Q(limit__in=Limit.values), name=f"{prefix}_limit_choices"),
+    ]
+
+
+class Table(GameOptions):
     class Status(models.TextChoices):
         OPEN = "open", _("open")
         PLAYING = "playing", _("playing")
@@ -86,6 +184,12 @@ class Table(models.Model):
                 condition=Q(private=False) | ~Q(invite_code=""),
                 name="games_table_private_has_code",
             ),
+            models.CheckConstraint(
+                condition=~Q(deck=Deck.CARDS_24)
+                | Q(seat_count__lte=MAX_PLAYERS_BY_DECK[Deck.CARDS_24]),
+                name="games_table_24_cards_4_seats",
+            ),
+            *options_constraints("games_table"),
         ]
         indexes = [
             models.Index(
@@ -97,6 +201,10 @@ class Table(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk}"
+
+    @property
+    def speed(self) -> Speed:
+        return speed_of(self.turn_seconds)
 
 
 class Seat(models.Model):
@@ -160,7 +268,7 @@ class Seat(models.Model):
         return sum(self.server_moves.values())
 
 
-class Game(models.Model):
+class Game(GameOptions):
     class Status(models.TextChoices):
         PLAYING = "playing", _("playing")
         FINISHED = "finished", _("finished")
@@ -227,6 +335,7 @@ class Game(models.Model):
                 condition=Q(status="playing"),
                 name="games_game_one_playing_per_table",
             ),
+            *options_constraints("games_game"),
         ]
         indexes = [
             models.Index(

@@ -14,9 +14,10 @@ from wallet.models import Account, Entry, LedgerTransaction
 def replay_game(game: Game) -> list[EngineGame]:
     """Engine snapshots: index 0 is the deal from the seed, index v the state after version v.
 
-    Raises ValueError (IllegalAction included) if the log does not replay.
+    The table options are those recorded with the game (its own columns, not its state, which
+    the replay checks). Raises ValueError (IllegalAction included) if the log does not replay.
     """
-    engine = EngineGame.new(players=len(game.players), seed=game.seed)
+    engine = EngineGame.new(players=len(game.players), seed=game.seed, options=game.options)
     snapshots = [engine.copy()]
     for event in game.events.order_by("version"):
         if event.version != len(snapshots):
@@ -24,6 +25,15 @@ def replay_game(game: Game) -> list[EngineGame]:
         engine.apply(event.seat, event.action)
         snapshots.append(engine.copy())
     return snapshots
+
+
+def _stored_state(game: Game) -> dict | None:
+    """The stored state as the engine writes it now (a state from before table options were
+    stored gains the defaults); None if it is damaged."""
+    try:
+        return EngineGame.from_dict(game.state).to_dict()
+    except ValueError:
+        return None
 
 
 def verify_game(game: Game) -> list[str]:
@@ -44,7 +54,7 @@ def verify_game(game: Game) -> list[str]:
     final = snapshots[-1]
     if game.version != len(snapshots) - 1:
         problems.append(f"version {game.version} but {len(snapshots) - 1} events")
-    if final.to_dict() != game.state:
+    if final.to_dict() != _stored_state(game):
         problems.append("the stored state differs from the replayed one")
     if game.status != Game.Status.FINISHED:
         return problems

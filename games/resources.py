@@ -25,6 +25,10 @@ class GameResource(resources.ModelResource):
     stake = money_column(_("stake"), "stake")
     bank = money_column(_("bank"), "bank")
     commission = money_column(_("commission"), "commission")
+    game_kind = text_column(_("game"), "game_kind")
+    deck = number_column(_("deck, cards"), "deck")
+    throw_in = text_column(_("who throws in"), "get_throw_in_display")
+    limit = text_column(_("limits"), "get_limit_display")
     players = text_column(_("players"))
     durak = text_column(_("durak"))
     seed_hash = text_column(_("seed SHA-256"), "seed_hash")
@@ -43,6 +47,10 @@ class GameResource(resources.ModelResource):
             "stake",
             "bank",
             "commission",
+            "game_kind",
+            "deck",
+            "throw_in",
+            "limit",
             "players",
             "durak",
             "seed_hash",
@@ -73,6 +81,10 @@ class PayoutResource(resources.ModelResource):
     game = number_column(_("game no."), "game_id")
     table = number_column(_("table"), "game__table_id")
     finished_at = time_column(_("finished at"), "game__finished_at")
+    game_kind = text_column(_("game"), "game__game_kind")
+    deck = number_column(_("deck, cards"), "game__deck")
+    throw_in = text_column(_("who throws in"), "game__get_throw_in_display")
+    limit = text_column(_("limits"), "game__get_limit_display")
     player = text_column(_("player"), "user__username")
     place = number_column(_("finishing place"), "place")
     percent = percent_column(_("share of the bank, %"), "percent")
@@ -87,6 +99,10 @@ class PayoutResource(resources.ModelResource):
             "game",
             "table",
             "finished_at",
+            "game_kind",
+            "deck",
+            "throw_in",
+            "limit",
             "player",
             "place",
             "percent",

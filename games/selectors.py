@@ -69,6 +69,8 @@ def _lobby_entry(table: Table) -> dict[str, Any]:
         "players": [seat.user.username for seat in table.active_seats],
         "turn_seconds": table.turn_seconds,
         "throw_seconds": table.throw_seconds,
+        "speed": table.speed,
+        "options": table.options,
         "private": table.private,
         "status": table.status,
     }
@@ -106,6 +108,18 @@ def table_lobby_entry(*, table_id: int) -> dict[str, Any] | None:
     """One lobby entry, or None when the table is not (or no longer) an open public table."""
     table = _lobby_tables().filter(pk=table_id).first()
     return None if table is None else _lobby_entry(table)
+
+
+def last_options(*, user) -> Table:
+    """The table options the user chose last: those of the latest table he opened (a practice
+    table too), or the defaults, on a table with only its options loaded."""
+    latest = (
+        Table.objects.filter(created_by=user)
+        .order_by("-created_at")
+        .only("transfer", "deck", "throw_in", "limit")
+        .first()
+    )
+    return latest or Table()
 
 
 # --- the table state -----------------------------------------------------------------------
@@ -290,6 +304,8 @@ def table_state(
             "seats": table.seat_count,
             "turn_seconds": table.turn_seconds,
             "throw_seconds": table.throw_seconds,
+            "speed": table.speed,
+            "options": table.options,
             "commission_percent": str(table.commission_percent),
             "private": table.private,
             "practice": table.practice,

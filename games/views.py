@@ -22,7 +22,7 @@ from durak_site.accounts.services import table_settings_of
 from durak_site.clients import Client, client_of
 from games import selectors, services, stats, watch
 from games.forms import PracticeForm, QuickPlayForm, TableCreateForm
-from games.models import ChatPhrase, Game, Table
+from games.models import ChatPhrase, Deck, Game, Limit, Speed, Table
 from games.services import GameError
 from wallet.money import format_money
 from wallet.selectors import user_balance
@@ -41,16 +41,26 @@ def _language() -> str:
 # --- lobby and tables -----------------------------------------------------------------------
 
 
+def _last_choice(request: HttpRequest) -> dict:
+    """The table options the player chose last, as the lobby's forms take them."""
+    last = selectors.last_options(user=request.user)
+    return {"last_options": last.options, "last_label": last.options_summary}
+
+
 def _lobby_context(request: HttpRequest, **forms) -> dict:
+    last = _last_choice(request)
     return {
-        "form": TableCreateForm(),
-        "quick_form": QuickPlayForm(),
-        "practice_form": PracticeForm(),
+        "form": TableCreateForm(last_options=last["last_options"]),
+        "quick_form": QuickPlayForm(**last),
+        "practice_form": PracticeForm(last_options=last["last_options"]),
         **forms,
         "tables": selectors.table_list_open(),
         "my_tables": stats.user_active_tables(user=request.user),
         "stake_counts": selectors.players_by_stake(),
         "stake_block": services.block_notice(user=request.user),
+        "deck_sizes": Deck.values,
+        "limit_choices": Limit.choices,
+        "speed_choices": Speed.choices,
     }
 
 
@@ -99,11 +109,14 @@ def table_create(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def quick_play(request: HttpRequest) -> HttpResponse:
-    return _open_table(request, QuickPlayForm(request.POST), "quick_form", services.quick_play)
+    form = QuickPlayForm(request.POST, **_last_choice(request))
+    return _open_table(request, form, "quick_form", services.quick_play)
 
 
-def _practice_start(*, user, seats: int, level: str, client: Client):
-    return services.practice_start(user=user, players=seats, level=level, client=client)
+def _practice_start(*, user, seats: int, level: str, options: dict, client: Client):
+    return services.practice_start(
+        user=user, players=seats, level=level, options=options, client=client
+    )
 
 
 @login_required

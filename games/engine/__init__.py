@@ -6,8 +6,11 @@ RULES.md; the public face below is ENGINE_CONTRACT.md plus a few extras the serv
 Contract::
 
     Game.new(players=4, seed=12345)     # seed may be omitted: one is drawn from `secrets`
+    Game.new(players=4, seed=1, options={"deck": 24, "transfer": False})  # RULES §7
     Game.from_position({...})           # hands, talon, trump, attacker, first_bout, places
-                                        #   (+ optional "trump_card" when the talon is empty)
+                                        #   (+ optional "trump_card" when the talon is empty,
+                                        #   + optional "options")
+    OPTIONS                             # the default options; missing keys take these
     g.legal_actions(seat) -> list[dict] # [] for a seat that may not act (or is no seat)
     g.apply(seat, action)               # in place; IllegalAction leaves g unchanged
     g.copy(); g.view(seat | None); g.to_dict(); Game.from_dict(d)
@@ -29,7 +32,13 @@ Extras:
   ``g.attacker``, ``g.defender``, ``g.bouts`` (bouts completed), ``g.trump_suit``,
   ``g.talon_size``, ``g.hand(seat)``.
 - ``g.still_in`` -> list[int]: the seats still holding cards (the durak once finished).
-- ``MIN_PLAYERS``, ``MAX_PLAYERS``: a game has 2 to 6 players.
+- ``MIN_PLAYERS``, ``MAX_PLAYERS``: a game has 2 to 6 players; ``MAX_PLAYERS_BY_DECK``
+  {deck: most players} (24 cards seat four).
+- ``OPTION_VALUES`` {option: allowed values}; ``table_options(options, players=None)`` -> the
+  full options dict (defaults filled in), or ValueError for an unknown key, a bad value or too
+  many players for the deck. ``to_dict()`` and every view carry ``options`` and
+  ``attack_limit``: with classic limits the most attack cards the bout may hold (None at a
+  "zavala" table).
 - ``DEFAULT_PERCENTAGES``: the RULES §6 table, {players: row}.
 - ``bank_shares(bank, places, percentages)`` -> list[Share]: each seat's ``place``,
   ``percent`` and ``amount`` (``split_bank`` gives the amounts); ``house_commission(bank,
@@ -49,7 +58,9 @@ unknown type, wrong keys, bad or repeated card code), "game_finished", "not_your
 "card_not_in_hand", "mixed_ranks" (a lead of several ranks), "throw_limit",
 "rank_not_on_table", "attack_not_on_table", "cannot_beat", "transfer_not_allowed",
 "take_declared" (beating after take), "take_not_allowed" (nothing unbeaten),
-"pass_not_allowed"; and ``.message`` for people.
+"pass_not_allowed"; and ``.message`` for people. A throw-in by a seat that is no neighbour of
+the defender at a "neighbours" table is "not_your_turn"; one past the classic limit is
+"throw_limit"; a transfer at a table without transfers is "transfer_not_allowed".
 """
 
 from .bank import (
@@ -61,12 +72,24 @@ from .bank import (
     house_commission,
     split_bank,
 )
-from .game import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalAction
+from .game import (
+    MAX_PLAYERS,
+    MAX_PLAYERS_BY_DECK,
+    MIN_PLAYERS,
+    OPTION_VALUES,
+    OPTIONS,
+    Game,
+    IllegalAction,
+    table_options,
+)
 
 __all__ = [
     "DEFAULT_PERCENTAGES",
     "MAX_PLAYERS",
+    "MAX_PLAYERS_BY_DECK",
     "MIN_PLAYERS",
+    "OPTIONS",
+    "OPTION_VALUES",
     "BadPercentages",
     "Game",
     "IllegalAction",
@@ -75,4 +98,5 @@ __all__ = [
     "check_percentages",
     "house_commission",
     "split_bank",
+    "table_options",
 ]

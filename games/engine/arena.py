@@ -1,5 +1,8 @@
 """Bots against bots over many seeded games: python -m games.engine.arena [--games N].
 
+Table options (RULES.md §7) apply to every game: ``--deck 24 --transfer off --throw-in
+neighbours --limit classic``; the defaults are the default table.
+
 Each matchup seats its levels round the table, rotating them one seat per game so every level
 plays every seat equally, and plays seeded deals to the end. Bots act when the game waits for
 them, each from its seat's view and the public move log only. The table printed holds, per
@@ -19,9 +22,10 @@ import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from .bots import AMATEUR, LEVELS, MASTER, NOVICE, decide
-from .game import Game
+from .game import OPTION_VALUES, OPTIONS, Game
 
 NAMES = {NOVICE: "Новичок", AMATEUR: "Любитель", MASTER: "Мастер"}
 MATCHUPS: dict[str, tuple[str, ...]] = {
@@ -46,10 +50,12 @@ class Tally:
     decision_ms: list[float] = field(default_factory=list)
 
 
-def play_game(levels: tuple[str, ...], seed: int) -> tuple[int | None, dict[int, list[float]]]:
+def play_game(
+    levels: tuple[str, ...], seed: int, options: dict[str, Any] | None = None
+) -> tuple[int | None, dict[int, list[float]]]:
     """One game of `levels` by seat; returns the durak seat and each seat's decision times."""
     rng = random.Random(seed)
-    game = Game.new(players=len(levels), seed=seed)
+    game = Game.new(players=len(levels), seed=seed, options=options)
     log: list[dict] = []
     times: dict[int, list[float]] = defaultdict(list)
     for _ in range(MAX_MOVES):
@@ -67,12 +73,14 @@ def play_game(levels: tuple[str, ...], seed: int) -> tuple[int | None, dict[int,
     return None, times
 
 
-def _play(job: tuple[str, int, int]) -> tuple[str, tuple[str, ...], int | None, dict]:
-    matchup, index, seed = job
+def _play(
+    job: tuple[str, int, int, dict[str, Any] | None],
+) -> tuple[str, tuple[str, ...], int | None, dict]:
+    matchup, index, seed, options = job
     levels = MATCHUPS[matchup]
     shift = index % len(levels)
     seated = levels[shift:] + levels[:shift]
-    durak, times = play_game(seated, seed)
+    durak, times = play_game(seated, seed, options)
     return matchup, seated, durak, times
 
 
@@ -87,9 +95,17 @@ def wilson(successes: int, trials: int) -> tuple[float, float]:
     return (centre - spread) / scale, (centre + spread) / scale
 
 
-def run(matchups: list[str], games: int, seed: int, jobs: int) -> dict[str, dict[str, Tally]]:
+def run(
+    matchups: list[str],
+    games: int,
+    seed: int,
+    jobs: int,
+    options: dict[str, Any] | None = None,
+) -> dict[str, dict[str, Tally]]:
     rng = random.Random(seed)
-    work = [(name, index, rng.getrandbits(63)) for name in matchups for index in range(games)]
+    work = [
+        (name, index, rng.getrandbits(63), options) for name in matchups for index in range(games)
+    ]
     tallies: dict[str, dict[str, Tally]] = {name: defaultdict(Tally) for name in matchups}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for matchup, seated, durak, times in pool.map(_play, work, chunksize=4):
@@ -134,13 +150,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--matchups", nargs="+", choices=sorted(MATCHUPS), default=list(MATCHUPS))
+    parser.add_argument("--transfer", choices=["on", "off"], default="on")
+    parser.add_argument("--deck", type=int, choices=OPTION_VALUES["deck"], default=OPTIONS["deck"])
+    parser.add_argument(
+        "--throw-in", choices=OPTION_VALUES["throw_in"], default=OPTIONS["throw_in"]
+    )
+    parser.add_argument("--limit", choices=OPTION_VALUES["limit"], default=OPTIONS["limit"])
     args = parser.parse_args(argv)
+    options = {
+        "transfer": args.transfer == "on",
+        "deck": args.deck,
+        "throw_in": args.throw_in,
+        "limit": args.limit,
+    }
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     started = time.perf_counter()
-    tallies = run(args.matchups, args.games, args.seed, args.jobs)
+    tallies = run(args.matchups, args.games, args.seed, args.jobs, options)
     print(
-        f"games per matchup {args.games}, seed {args.seed}, jobs {args.jobs}, "
-        f"load average at start {load:.2f}, {time.perf_counter() - started:.0f} s"
+        f"options {options}, games per matchup {args.games}, seed {args.seed}, "
+        f"jobs {args.jobs}, load average at start {load:.2f}, "
+        f"{time.perf_counter() - started:.0f} s"
     )
     print("\n".join(report(tallies)))
 

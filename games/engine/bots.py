@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .cards import CODES, RANKS, SUITS
+from .cards import CODES, HAND_SIZE, RANKS, SUITS, deck_codes
 from .game import Game
 
 Action = dict[str, Any]
@@ -243,8 +243,11 @@ def seen_cards(view: View, log: Log) -> tuple[list[set[str]], set[str]]:
 
     A bout that ended with a take put every card of it into the taker's hand; any other
     finished bout went to the discard. A card a seat plays leaves what is known of its hand.
+    A deal that used the whole deck left the face-up trump card in the last seat's hand.
     """
     known: list[set[str]] = [set() for _ in view["hand_sizes"]]
+    if view["options"]["deck"] == HAND_SIZE * len(known):
+        known[-1].add(view["trump_card"])
     gone: set[str] = set()
     bout_cards: list[str] = []
     taker: int | None = None
@@ -355,7 +358,7 @@ def _deal_unseen(view: View, known: list[set[str]], gone: set[str], rng: random.
         fixed.update(cards)
         hands.append(cards)
     hands[seat] = list(view["hand"])
-    unseen = [card for card in CODES if card not in fixed]
+    unseen = [card for card in deck_codes(view["options"]["deck"]) if card not in fixed]
     rng.shuffle(unseen)
     for other, size in enumerate(view["hand_sizes"]):
         if other != seat:
@@ -383,6 +386,8 @@ def _deal_unseen(view: View, known: list[set[str]], gone: set[str], rng: random.
             "first_bout": view["first_bout"],
             "finished": False,
             "bouts": 0,
+            "options": view["options"],
+            "attack_limit": view["attack_limit"],
         }
     )
 

@@ -1,10 +1,11 @@
-"""The game state and the rules of RULES.md §1-§5."""
+"""The game state and the rules of RULES.md §1-§5 and the table options of §7."""
 
 from __future__ import annotations
 
 import hashlib
 import random
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from .cards import (
@@ -12,7 +13,7 @@ from .cards import (
     CARD_BY_CODE,
     CARDS_OF_RANKS,
     CODES,
-    DECK_SIZE,
+    DECKS,
     HAND_SIZE,
     LEADS,
     RANK_CARDS,
@@ -27,6 +28,21 @@ from .cards import (
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 STATE_FORMAT = 1
+
+# RULES.md §7: the table options and their defaults (the game of §1-§6).
+OPTIONS: dict[str, Any] = {"transfer": True, "deck": 36, "throw_in": "all", "limit": "zavala"}
+OPTION_VALUES: dict[str, tuple[Any, ...]] = {
+    "transfer": (True, False),
+    "deck": (24, 36, 52),
+    "throw_in": ("all", "neighbours"),
+    "limit": ("zavala", "classic"),
+}
+MAX_PLAYERS_BY_DECK = {24: 4, 36: MAX_PLAYERS, 52: MAX_PLAYERS}
+# Classic limits (§7): never more attack cards in a bout than this, nor than this in the first.
+CLASSIC_BOUT_CARDS = 6
+CLASSIC_FIRST_BOUT_CARDS = 5
+# The attack limit of a "zavala" table: more than a bout can ever hold, so it never binds.
+NO_ATTACK_LIMIT = 1 << 8
 
 # Phases of a bout; derived from the state after every change.
 LEAD = 0  # table empty: the attacker must lead
@@ -62,6 +78,32 @@ def _is_int(value: object) -> bool:
 def _derived_seed(seed: int | str, attempt: int) -> int:
     digest = hashlib.sha256(f"{seed}:redeal:{attempt}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def table_options(options: Mapping[str, Any] | None, players: int | None = None) -> dict[str, Any]:
+    """The full options of RULES.md §7: the defaults for missing keys.
+
+    Raises ValueError for an unknown key, a bad value, or (given `players`) more players than
+    the deck allows.
+    """
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise ValueError("options must be a dict")
+    unknown = sorted(map(repr, set(options) - set(OPTIONS)))
+    if unknown:
+        raise ValueError("unknown table options: " + ", ".join(unknown))
+    full = {**OPTIONS, **options}
+    for key, value in full.items():
+        # The type check keeps out 36.0 for 36 and 1 for True, which compare equal.
+        if type(value) is not type(OPTIONS[key]) or value not in OPTION_VALUES[key]:
+            allowed = ", ".join(map(repr, OPTION_VALUES[key]))
+            raise ValueError(f"option {key!r} must be one of {allowed}, not {value!r}")
+    if players is not None and players > MAX_PLAYERS_BY_DECK[full["deck"]]:
+        raise ValueError(
+            f"a {full['deck']}-card deck seats at most {MAX_PLAYERS_BY_DECK[full['deck']]} players"
+        )
+    return full
 
 
 def _parse_cards(value: object) -> tuple[list[int], int]:
@@ -114,6 +156,9 @@ class Game:
         "_unbeaten",
         "_phase",
         "_waiting",
+        "_options",
+        "_neighbours_only",
+        "_attack_limit",
     )
 
     def __init__(
@@ -126,16 +171,18 @@ class Game:
         attacker: int,
         first_bout: bool,
         places: list[list[int]],
+        options: dict[str, Any],
         seed: int | str | None = None,
     ) -> None:
         """Internal: games come from `new`, `from_position` or `from_dict`."""
         self._players = len(hands)
         self._seed = seed
+        self._set_options(options)
         self._hands = hands
         self._talon = talon
         self._trump = trump
         self._trump_card = -1 if trump_card is None else trump_card
-        self._discard = ((1 << DECK_SIZE) - 1) ^ mask_of(talon)
+        self._discard = DECKS[options["deck"]] ^ mask_of(talon)
         for hand in hands:
             self._discard &= ~hand
         self._attacker = attacker
@@ -151,32 +198,48 @@ class Game:
         self._defender = self._left_of(attacker)
         self._table_ranks = 0
         self._unbeaten = 0
+        self._attack_limit = self._bout_attack_limit()
         self._update_phase()
+
+    def _set_options(self, options: dict[str, Any]) -> None:
+        """Keep the full, checked options, and the flag the rules read on every move."""
+        self._options = options
+        self._neighbours_only = options["throw_in"] == "neighbours"
 
     # ----------------------------------------------------------------- construction
 
     @classmethod
-    def new(cls, players: int, seed: int | str | None = None) -> Game:
-        """Shuffle and deal per RULES.md §2; the same seed gives the same deal."""
+    def new(
+        cls,
+        players: int,
+        seed: int | str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Game:
+        """Shuffle and deal per RULES.md §2 and §7; the same seed gives the same deal.
+
+        `options` (RULES §7) may leave keys out: the defaults stand for them.
+        """
         if not _is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}")
+        options = table_options(options, players)
         if seed is None:
             seed = secrets.randbits(63)
         elif not (_is_int(seed) or isinstance(seed, str)):
             raise ValueError("seed must be an int or a str")
+        cards = cards_in(DECKS[options["deck"]])
         attempt = 0
         while True:
             rng = random.Random(seed if attempt == 0 else _derived_seed(seed, attempt))
-            deck = list(range(DECK_SIZE))
+            deck = cards[:]
             rng.shuffle(deck)
             dealt = HAND_SIZE * players
             hands = [0] * players
             for index in range(dealt):  # one card at a time round the table
                 hands[index % players] |= 1 << deck[index]
-            if dealt < DECK_SIZE:
+            if dealt < len(deck):
                 trump_card = deck[dealt]
                 talon = deck[dealt + 1 :] + [trump_card]  # the face-up card is drawn last
-            else:  # six players: the last card dealt is shown and stays in the last hand
+            else:  # the deal used the whole deck: the last card dealt is shown and stays
                 trump_card = deck[-1]
                 talon = []
             trump = trump_card & 3
@@ -190,6 +253,7 @@ class Game:
                     attacker=first,
                     first_bout=True,
                     places=[],
+                    options=options,
                     seed=seed,
                 )
             attempt += 1
@@ -198,14 +262,17 @@ class Game:
     def from_position(cls, position: dict[str, Any]) -> Game:
         """Any position with an empty table, for tests and replays (ENGINE_CONTRACT.md).
 
-        Cards in no hand and not in the talon are out of the game (discarded). An optional
-        "trump_card" names the face-up card when the talon is empty (None: no card shown).
+        Cards of the deck in no hand and not in the talon are out of the game (discarded). An
+        optional "trump_card" names the face-up card when the talon is empty (None: no card
+        shown); optional "options" are the table's (RULES §7), the defaults for missing keys.
         """
         if not isinstance(position, dict):
             raise ValueError("position must be a dict")
         hands_codes = position.get("hands")
         if not isinstance(hands_codes, list) or not MIN_PLAYERS <= len(hands_codes) <= MAX_PLAYERS:
             raise ValueError("hands must be a list of 2 to 6 lists of card codes")
+        options = table_options(position.get("options"), len(hands_codes))
+        deck = DECKS[options["deck"]]
         seen = 0
         hands = []
         for codes in [*hands_codes, position.get("talon", [])]:
@@ -213,6 +280,9 @@ class Game:
             mask = mask_of(cards)
             if mask & seen or len(cards) != mask.bit_count():
                 raise ValueError("a card appears twice in the position")
+            if mask & ~deck:
+                outside = " ".join(codes_of(mask & ~deck))
+                raise ValueError(f"not in the {options['deck']}-card deck: {outside}")
             seen |= mask
             hands.append(cards)
         talon = hands.pop()
@@ -223,6 +293,8 @@ class Game:
         trump_card = talon[-1] if talon else None
         if position.get("trump_card") is not None:  # None, as to_dict writes it: not shown
             trump_card = _position_cards([position["trump_card"]])[0]
+            if not deck >> trump_card & 1:
+                raise ValueError(f"trump_card is not in the {options['deck']}-card deck")
             if talon and trump_card != talon[-1]:
                 raise ValueError("trump_card must be the last card of the talon")
         if trump_card is not None and trump_card & 3 != trump:
@@ -249,6 +321,7 @@ class Game:
             attacker=attacker,
             first_bout=first_bout,
             places=places,
+            options=options,
         )
 
     def copy(self) -> Game:
@@ -283,11 +356,16 @@ class Game:
             "first_bout": self._first_bout,
             "finished": self._finished,
             "bouts": self._bouts,
+            "options": dict(self._options),
+            "attack_limit": self._classic_attack_limit(),
         }
 
     @classmethod
     def from_dict(cls, state: dict[str, Any]) -> Game:
-        """Rebuild a game from `to_dict()` output; raises ValueError on a damaged state."""
+        """Rebuild a game from `to_dict()` output; raises ValueError on a damaged state.
+
+        A state stored before table options existed has none: it is a game with the defaults.
+        """
         try:
             if state["format"] != STATE_FORMAT:
                 raise ValueError(f"unknown state format {state['format']!r}")
@@ -295,6 +373,7 @@ class Game:
                 raise ValueError("a game has 2 to 6 hands")
             game = Game.__new__(Game)
             game._players = len(state["hands"])
+            game._set_options(table_options(state.get("options"), game._players))
             game._seed = state["seed"]
             game._hands = [mask_of(_position_cards(codes)) for codes in state["hands"]]
             game._talon = _position_cards(state["talon"])
@@ -316,6 +395,8 @@ class Game:
             game._first_bout = bool(state["first_bout"])
             game._finished = bool(state["finished"])
             game._bouts = state["bouts"]
+            classic = game._options["limit"] == "classic"
+            game._attack_limit = state["attack_limit"] if classic else NO_ATTACK_LIMIT
         except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"damaged game state: {error!r}") from error
         _check_state(game)
@@ -432,6 +513,8 @@ class Game:
             "waiting_for": self._waiting[:],
             "deadline_kind": self.deadline_kind,
             "legal_actions": [] if seat is None else self.legal_actions(seat),
+            "options": dict(self._options),
+            "attack_limit": self._classic_attack_limit(),
         }
 
     # ----------------------------------------------------------------- legal actions
@@ -447,8 +530,12 @@ class Game:
             return self._defender_actions() if phase == DEFEND else []
         if phase == OVER or self._out >> seat & 1:
             return []
+        if self._neighbours_only and not self._neighbours() >> seat & 1:
+            return []
         actions: list[dict[str, Any]] = []
-        if self._taking or self._unbeaten < self._hands[self._defender].bit_count():
+        if len(self._attacks) < self._attack_limit and (
+            self._taking or self._unbeaten < self._hands[self._defender].bit_count()
+        ):
             throwable = self._hands[seat] & CARDS_OF_RANKS[self._table_ranks]
             actions = [{"type": "attack", "cards": [CODES[card]]} for card in cards_in(throwable)]
         if phase != DEFEND and seat in self._waiting:
@@ -456,7 +543,7 @@ class Game:
         return actions
 
     def _lead_actions(self) -> list[dict[str, Any]]:
-        limit = self._hands[self._defender].bit_count()
+        limit = min(self._hands[self._defender].bit_count(), self._attack_limit)
         hand = self._hands[self._attacker]
         actions = []
         for rank, leads in enumerate(LEADS):
@@ -484,7 +571,13 @@ class Game:
         return actions
 
     def _transfer_problem(self, count: int) -> str | None:
-        """Why the defender may not transfer `count` cards now (RULES §3.2 a-e), or None."""
+        """Why the defender may not transfer `count` cards now (RULES §3.2 a-e, §7), or None.
+
+        Classic limits need no check of their own: the table holds one rank, so at most four
+        cards, and (e) makes the new defender's hand at least as large as them.
+        """
+        if not self._options["transfer"]:
+            return "transfers are off at this table"
         if self._first_bout:
             return "no transfer in the first bout"
         if self._taking:
@@ -566,6 +659,10 @@ class Game:
         else:
             if seat == self._defender:
                 raise IllegalAction("not_your_turn", "the defender does not throw in")
+            if self._neighbours_only and not self._neighbours() >> seat & 1:
+                raise IllegalAction(
+                    "not_your_turn", "only the defender's neighbours throw in at this table"
+                )
             self._check_in_hand(seat, mask)
             if mask & ~CARDS_OF_RANKS[self._table_ranks]:
                 raise IllegalAction("rank_not_on_table", "throw in only ranks on the table")
@@ -574,6 +671,10 @@ class Game:
                     "throw_limit",
                     f"unbeaten cards may not outnumber the defender's {defender_hand} cards",
                 )
+        if len(self._attacks) + len(cards) > self._attack_limit:
+            raise IllegalAction(
+                "throw_limit", f"at most {self._attack_limit} cards are attacked in this bout"
+            )
         self._hands[seat] ^= mask
         self._put_attacks(cards)
         self._update_phase()
@@ -610,6 +711,7 @@ class Game:
             raise IllegalAction("transfer_not_allowed", problem)
         self._hands[seat] ^= mask
         self._defender = self._left_of(seat)
+        self._attack_limit = self._bout_attack_limit()
         self._put_attacks(cards)
         self._update_phase()
 
@@ -659,8 +761,12 @@ class Game:
                 self._end_bout(taken=False)
 
     def _waiting_throwers(self) -> list[int]:
+        if len(self._attacks) >= self._attack_limit:
+            return []  # nobody may throw in: nobody is waited for
         throwable = CARDS_OF_RANKS[self._table_ranks]
         skipped = self._out | self._passed | 1 << self._defender
+        if self._neighbours_only:
+            skipped |= ~self._neighbours()
         hands = self._hands
         return [
             seat
@@ -703,6 +809,7 @@ class Game:
             self._attacker = defender
         if not self._finished:
             self._defender = self._left_of(self._attacker)
+            self._attack_limit = self._bout_attack_limit()
         self._update_phase()
 
     def _draw_cards(self) -> None:
@@ -722,6 +829,32 @@ class Game:
                 del talon[:need]
 
     # ----------------------------------------------------------------- helpers
+
+    def _bout_attack_limit(self) -> int:
+        """The most attack cards the bout may hold from now on, for the defender of now (§7).
+
+        Called when a bout begins and after each transfer, when the defender's hand is the one
+        the classic limit counts.
+        """
+        if self._options["limit"] != "classic":
+            return NO_ATTACK_LIMIT
+        cap = CLASSIC_FIRST_BOUT_CARDS if self._first_bout else CLASSIC_BOUT_CARDS
+        return min(self._hands[self._defender].bit_count(), cap)
+
+    def _classic_attack_limit(self) -> int | None:
+        """The bout's attack limit under classic limits, None at a "zavala" table."""
+        return None if self._attack_limit == NO_ATTACK_LIMIT else self._attack_limit
+
+    def _neighbours(self) -> int:
+        """The defender's neighbours still in (RULES §7), as a bitmask of seats."""
+        defender = self._defender
+        right = defender
+        for step in range(1, self._players):
+            other = (defender - step) % self._players
+            if not self._out >> other & 1:
+                right = other
+                break
+        return 1 << self._left_of(defender) | 1 << right
 
     def _left_of(self, seat: int) -> int:
         """The next seat still in, clockwise (increasing seat order, wrapping)."""
@@ -756,7 +889,7 @@ def _state_seats(seats: object, players: int) -> list[int]:
 
 
 def _check_state(game: Game) -> None:
-    """A stored state holds each of the 36 cards exactly once and names real seats."""
+    """A stored state holds each card of its deck exactly once and names real seats."""
     table = [*game._attacks, *(card for card in game._defenses if card >= 0)]
     lists = [game._talon, table]
     masks = [*game._hands, game._discard, mask_of(game._talon), mask_of(table)]
@@ -765,13 +898,16 @@ def _check_state(game: Game) -> None:
         everything |= mask
     count = sum(hand.bit_count() for hand in game._hands) + game._discard.bit_count()
     count += sum(len(cards) for cards in lists)
-    if count != DECK_SIZE or everything != (1 << DECK_SIZE) - 1:
-        raise ValueError("damaged game state: the 36 cards are not all there exactly once")
+    deck = DECKS[game._options["deck"]]
+    if count != deck.bit_count() or everything != deck:
+        raise ValueError("damaged game state: the deck's cards are not all there exactly once")
     seats = (game._attacker, game._defender)
     if not all(_is_int(seat) and 0 <= seat < game._players for seat in seats):
         raise ValueError("damaged game state: attacker and defender must be seats")
     if not _is_int(game._bouts) or game._bouts < 0:
         raise ValueError("damaged game state: bouts must be a non-negative int")
+    if not _is_int(game._attack_limit) or game._attack_limit < 0:
+        raise ValueError("damaged game state: attack_limit must be a non-negative int")
 
 
 def _lowest_trump_holder(hands: list[int], trump: int) -> int | None:

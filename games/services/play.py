@@ -44,7 +44,7 @@ def game_start(*, table: Table, listed: bool = True) -> Game:
     whether the table is in the lobby until now (a rematch's left it with the first game)."""
     seats = seated(table)
     seed = new_seed()
-    engine = EngineGame.new(players=len(seats), seed=seed)
+    engine = EngineGame.new(players=len(seats), seed=seed, options=table.options)
     number = (table.games.aggregate(last=Max("number"))["last"] or 0) + 1
     game = Game.objects.create(
         table=table,
@@ -57,6 +57,7 @@ def game_start(*, table: Table, listed: bool = True) -> Game:
         stake=table.stake,
         bank=table.stake * len(seats),
         ratings=None if table.practice else rating.ratings_at_start([s.user_id for s in seats]),
+        **table.options,
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])

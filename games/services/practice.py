@@ -13,7 +13,9 @@ when he has had no socket open at it for one turn time.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from datetime import timedelta
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -35,12 +37,21 @@ from games.services import play, tables
 from games.services._locks import active_seats, is_int, lock_table
 
 
-def practice_start(*, user, players: int, level: str, client: Client | None = None) -> Table:
-    """Open a practice table for `user` against `players` - 1 bots of `level`; it starts at once."""
+def practice_start(
+    *,
+    user,
+    players: int,
+    level: str,
+    options: Mapping[str, Any] | None = None,
+    client: Client | None = None,
+) -> Table:
+    """Open a practice table for `user` against `players` - 1 bots of `level`, with these table
+    options (RULES.md §7); it starts at once."""
     if not is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise GameError("invalid_seats")
     if level not in BotLevel.values:
         raise GameError("invalid_bot_level")
+    options = tables.checked_options(options, players)
     bots = [_bot_user(level=level, number=number) for number in range(1, players)]
     with transaction.atomic(durable=True):
         table = Table.objects.create(
@@ -51,6 +62,7 @@ def practice_start(*, user, players: int, level: str, client: Client | None = No
             private=True,  # never in the lobby, and nobody else may watch
             invite_code=secrets.token_urlsafe(9),
             created_by=user,
+            **options,
         )
         tables.seat_take(table=table, user=user, position=PRACTICE_PLAYER_SEAT, client=client)
         for position, bot in enumerate(bots, start=1):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.db.models import Count, F, Q
 
 from durak_site.clients import Client
@@ -20,17 +23,27 @@ TAKEN = {"table_full", "table_not_open", "already_seated"}
 
 
 def quick_play(
-    *, user, stake: int, seats: int | None = None, client: Client | None = None
+    *,
+    user,
+    stake: int,
+    seats: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    client: Client | None = None,
 ) -> Table:
-    """Seat `user` at the oldest open public table with this stake and number of seats (any
-    number when None), or open one for him. His stake is held either way."""
+    """Seat `user` at the oldest open public table with this stake, number of seats (any
+    number when None) and table options (RULES.md §7; any when None), or open one for him,
+    with these options or else the defaults. His stake is held either way."""
     if not is_int(stake) or stake <= 0:
         raise GameError("invalid_stake")
     if seats is not None and (not is_int(seats) or not MIN_PLAYERS <= seats <= MAX_PLAYERS):
         raise GameError("invalid_seats")
+    seats_new = seats or ANY_SEATS_DEFAULT
+    if options is not None:
+        options = tables.checked_options(options, seats_new)
     candidates = (
         Table.objects.filter(status=Table.Status.OPEN, private=False, practice=False, stake=stake)
         .filter(**({} if seats is None else {"seat_count": seats}))
+        .filter(**(options or {}))
         .exclude(seat_set__user=user, seat_set__left_at__isnull=True)
         .annotate(taken=Count("seat_set", filter=Q(seat_set__left_at__isnull=True)))
         .filter(taken__lt=F("seat_count"))
@@ -46,5 +59,5 @@ def quick_play(
             continue
         return Table.objects.get(pk=table_id)
     return tables.table_create(
-        user=user, stake=stake, seats=seats or ANY_SEATS_DEFAULT, client=client
+        user=user, stake=stake, seats=seats_new, options=options, client=client
     )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from datetime import timedelta
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -12,7 +14,7 @@ from django.utils import timezone
 
 from durak_site.clients import Client
 from games import effects
-from games.engine import MAX_PLAYERS, MIN_PLAYERS
+from games.engine import MAX_PLAYERS, MAX_PLAYERS_BY_DECK, MIN_PLAYERS, table_options
 from games.errors import ERROR_MESSAGES, GameError
 from games.models import PRACTICE_PLAYER_SEAT, Bot, Seat, Table
 
@@ -30,6 +32,18 @@ MIN_THROW_SECONDS, MAX_THROW_SECONDS = 3, 120
 MAX_STAKE = 10**12
 
 
+def checked_options(options: Mapping[str, Any] | None, seats: int) -> dict[str, Any]:
+    """The table options of RULES.md §7 (missing ones at their defaults) for a table of
+    `seats`; GameError when one is unknown or out of range, or the deck is too small."""
+    try:
+        full = table_options(options)
+    except ValueError as error:
+        raise GameError("invalid_options") from error
+    if seats > MAX_PLAYERS_BY_DECK[full["deck"]]:
+        raise GameError("deck_too_small")
+    return full
+
+
 def table_create(
     *,
     user,
@@ -38,13 +52,16 @@ def table_create(
     turn_seconds: int = 30,
     throw_seconds: int = 10,
     private: bool = False,
+    options: Mapping[str, Any] | None = None,
     client: Client | None = None,
 ) -> Table:
-    """Open a table; the creator takes seat 0 and his stake is held."""
+    """Open a table with these options (RULES.md §7; the defaults for those not given); the
+    creator takes seat 0 and his stake is held."""
     if not is_int(stake) or not 0 < stake <= MAX_STAKE:
         raise GameError("invalid_stake")
     if not is_int(seats) or not MIN_PLAYERS <= seats <= MAX_PLAYERS:
         raise GameError("invalid_seats")
+    options = checked_options(options, seats)
     if (
         not is_int(turn_seconds)
         or not is_int(throw_seconds)
@@ -62,6 +79,7 @@ def table_create(
             private=bool(private),
             invite_code=secrets.token_urlsafe(9) if private else "",
             created_by=user,
+            **options,
         )
         seat_take(table=table, user=user, position=0, client=client)
         effects.announce(table=table)

@@ -1,7 +1,8 @@
-// Card codes are rank + suit: ranks 6789TJQKA, suits SCDH (e.g. "TH" = ten of hearts).
-// Pure helpers, shared by the pages and the unit tests.
+// Card codes are rank + suit: ranks 23456789TJQKA (a 36-card deck has 6 to A, a 24-card deck
+// 9 to A), suits SCDH (e.g. "TH" = ten of hearts). Pure helpers, shared by the pages and the
+// unit tests.
 
-export const RANKS = "6789TJQKA";
+export const RANKS = "23456789TJQKA";
 export const SUITS = "SCDH";
 const RED = new Set(["D", "H"]);
 
@@ -13,6 +14,12 @@ export const isRed = (code) => RED.has(suitOf(code));
  * page's translation function `t`. */
 export function spokenCard(code, t) {
   return t("card_name", { rank: t(`rank_name_${rankOf(code)}`), suit: t(`suit_name_${suitOf(code)}`) });
+}
+
+/** The number a rank shows ("10" for T, "2"…"9"), or null for a picture card and the ace. */
+export function rankNumber(rank) {
+  if (rank === "T") return "10";
+  return rank >= "2" && rank <= "9" ? rank : null;
 }
 
 /**

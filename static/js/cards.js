@@ -1,14 +1,14 @@
 // Card elements and card names (codes and sorting live in cardcodes.js).
-import { isRed, rankOf, spokenCard, suitOf } from "./cardcodes.js";
+import { isRed, rankNumber, rankOf, spokenCard, suitOf } from "./cardcodes.js";
 import { t } from "./i18n.js";
 
 export { isRed, RANKS, rankOf, sortHand, suitOf } from "./cardcodes.js";
 export const SUIT_SYMBOLS = { S: "♠", C: "♣", D: "♦", H: "♥" };
 const FACES = new Set(["J", "Q", "K"]);
 
-/** The rank as players read it: 10 for T, В/Д/К/Т in Russian, J/Q/K/A in English. */
+/** The rank as players read it: 2 to 10, В/Д/К/Т in Russian, J/Q/K/A in English. */
 export function rankLabel(rank) {
-  return rank === "T" ? "10" : "6789".includes(rank) ? rank : t(`rank_${rank}`);
+  return rankNumber(rank) ?? t(`rank_${rank}`);
 }
 
 export function cardText(code) {

@@ -1,5 +1,7 @@
 // The lobby: open tables arrive over /ws/lobby/ and are filtered in the browser.
 import { formatMoney, readJson, t } from "./i18n.js";
+import { optionBadgeElements } from "./option_badges.js";
+import { tableVisible } from "./options.js";
 import { ReconnectingSocket, offlineMessage } from "./socket.js";
 
 const list = document.getElementById("table-list");
@@ -8,6 +10,11 @@ const filters = {
   stakeMax: document.getElementById("filter-stake-max"),
   seats: document.getElementById("filter-seats"),
   free: document.getElementById("filter-free"),
+  transfer: document.getElementById("filter-transfer"),
+  deck: document.getElementById("filter-deck"),
+  throw_in: document.getElementById("filter-throw-in"),
+  limit: document.getElementById("filter-limit"),
+  speed: document.getElementById("filter-speed"),
 };
 // Filters apply as they change; Enter in the stake field must not submit the page away.
 document.getElementById("filters").addEventListener("submit", (event) => event.preventDefault());
@@ -15,12 +22,9 @@ const urls = readJson("lobby-urls");
 const joinTemplate = document.getElementById("join-form-template");
 const tables = new Map((readJson("initial-tables", []) || []).map((table) => [table.id, table]));
 
-function visible(table) {
-  const stakeMax = Number(filters.stakeMax.value);
-  if (filters.stakeMax.value !== "" && table.stake > stakeMax * 100) return false;
-  if (filters.seats.value && table.seats !== Number(filters.seats.value)) return false;
-  if (filters.free.checked && table.taken >= table.seats) return false;
-  return true;
+function filterValues() {
+  const values = Object.fromEntries(Object.entries(filters).map(([name, input]) => [name, input.value]));
+  return { ...values, free: filters.free.checked };
 }
 
 function tile(table) {
@@ -46,6 +50,7 @@ function tile(table) {
   const time = document.createElement("span");
   time.textContent = t("lobby_time", { turn: table.turn_seconds });
   meta.append(seats, count, time);
+  const badges = optionBadgeElements(table.options, table.speed);
   const players = document.createElement("div");
   players.className = "players";
   players.textContent = table.players.length ? table.players.join(", ") : t("lobby_nobody");
@@ -62,12 +67,13 @@ function tile(table) {
     form.addEventListener("submit", () => form.querySelector("button").setAttribute("disabled", ""));
     actions.append(form);
   }
-  node.append(stake, meta, players, actions);
+  node.append(stake, badges, meta, players, actions);
   return node;
 }
 
 function render() {
-  const shown = [...tables.values()].filter(visible).sort((a, b) => b.id - a.id);
+  const filter = filterValues();
+  const shown = [...tables.values()].filter((table) => tableVisible(table, filter)).sort((a, b) => b.id - a.id);
   list.replaceChildren(...shown.map(tile));
   empty.hidden = shown.length > 0;
 }

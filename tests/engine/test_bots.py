@@ -11,8 +11,10 @@ import pytest
 from games.engine import Game
 from games.engine.arena import wilson
 from games.engine.bots import (
+    AMATEUR,
     LEVELS,
     MASTER,
+    NOVICE,
     _deal_unseen,
     choose_action,
     decide,
@@ -115,9 +117,11 @@ def test_bot_throws_a_low_plain_card_and_keeps_high_ones_while_the_talon_lasts()
 # ------------------------------------------------------------------ three levels, fair information
 
 
-def logged_game(players: int, seed: int, moves: int) -> tuple[Game, list[dict]]:
+def logged_game(
+    players: int, seed: int, moves: int, options: dict | None = None
+) -> tuple[Game, list[dict]]:
     """A game `moves` moves in, played by the Любитель, with its public move log."""
-    game = Game.new(players=players, seed=seed)
+    game = Game.new(players=players, seed=seed, options=options)
     log: list[dict] = []
     for _ in range(moves):
         seat = game.waiting_for[0]
@@ -143,6 +147,83 @@ def test_every_level_plays_legal_moves_to_the_end_from_the_view_and_log_alone(le
             log.append({"bout": game.bouts, "seat": seat, "action": action})
             game.apply(seat, action)
         assert sorted(seat for group in game.places for seat in group) == list(range(players))
+
+
+EVERY_OPTION = [
+    {"transfer": transfer, "deck": deck, "throw_in": throw_in, "limit": limit}
+    for transfer in (True, False)
+    for deck in (24, 36, 52)
+    for throw_in in ("all", "neighbours")
+    for limit in ("zavala", "classic")
+]
+# The Мастер thinks longest: each deck and each other option at least once, not every mix.
+MASTER_TABLES = [
+    (4, {"transfer": True, "deck": 24, "throw_in": "neighbours", "limit": "classic"}),
+    (3, {"transfer": False, "deck": 24, "throw_in": "all", "limit": "zavala"}),
+    (6, {"transfer": True, "deck": 52, "throw_in": "all", "limit": "classic"}),
+    (2, {"transfer": False, "deck": 52, "throw_in": "neighbours", "limit": "zavala"}),
+    (5, {"transfer": False, "deck": 36, "throw_in": "neighbours", "limit": "classic"}),
+]
+
+
+def play_from_views(level: str, players: int, options: dict, seed: int) -> Game:
+    """A game to the end with `level` at every seat, each move from a JSON copy of the view."""
+    rng = random.Random(seed)
+    game = Game.new(players=players, seed=seed, options=options)
+    log: list[dict] = []
+    while not game.finished:
+        seat = rng.choice(game.waiting_for)
+        view = json.loads(json.dumps(game.view(seat)))
+        action = decide(view, log, level, rng, seconds=0.01)
+        assert action in game.legal_actions(seat)
+        log.append({"bout": game.bouts, "seat": seat, "action": action})
+        game.apply(seat, action)
+    assert sorted(seat for group in game.places for seat in group) == list(range(players))
+    return game
+
+
+@pytest.mark.parametrize("level", [NOVICE, AMATEUR])
+def test_the_novice_and_amateur_play_every_table_legally_to_the_end(level):
+    for index, options in enumerate(EVERY_OPTION):
+        play_from_views(level, 2 + index % (3 if options["deck"] == 24 else 5), options, index)
+
+
+@pytest.mark.parametrize(("players", "options"), MASTER_TABLES)
+def test_the_master_plays_tables_of_every_option_legally_to_the_end(players, options):
+    play_from_views(MASTER, players, options, players)
+
+
+def every_card(state: dict) -> list[str]:
+    cards = [card for held in state["hands"] for card in held] + state["talon"]
+    cards += [card for pair in state["table"] for card in pair.values() if card]
+    return cards + state["discard"]
+
+
+@pytest.mark.parametrize("deck", [24, 52])
+def test_the_master_deals_the_unseen_cards_of_the_tables_deck(deck):
+    options = {"deck": deck, "limit": "classic"}
+    game, log = logged_game(3, seed=5, moves=5, options=options)
+    view = game.view(0)
+    assert view["waiting_for"] == [view["defender"]]  # mid-bout: the world keeps the bout on
+    known, gone = seen_cards(view, log)
+    world = _deal_unseen(view, known, gone, random.Random(2))
+    state = world.to_dict()
+    assert sorted(every_card(state)) == sorted(every_card(game.to_dict()))
+    assert len(set(every_card(state))) == deck
+    assert state["options"] == game.to_dict()["options"]
+    assert world.view(0)["attack_limit"] == view["attack_limit"]
+
+
+@pytest.mark.parametrize(("players", "deck"), [(4, 24), (6, 36)])
+def test_after_a_deal_of_the_whole_deck_the_last_seat_is_known_to_hold_the_trump_card(
+    players, deck
+):
+    game = Game.new(players=players, seed=8, options={"deck": deck})
+    view = game.view(0)
+    known, _gone = seen_cards(view, [])
+    assert known[players - 1] == {view["trump_card"]}
+    holder = game.view(players - 1)
+    assert seen_cards(holder, [])[0][players - 1] == set()  # his own hand is no guess
 
 
 def test_the_decision_function_takes_only_the_view_and_the_log():

@@ -1,4 +1,4 @@
-"""Properties over random legal play to the end, for 2 to 6 players."""
+"""Properties over random legal play to the end, for 2 to 6 players at tables of every option."""
 
 from __future__ import annotations
 
@@ -14,20 +14,35 @@ from hypothesis import strategies as st
 
 from games.engine import Game, IllegalAction
 
-ALL_CODES = [rank + suit for rank in "6789TJQKA" for suit in "SCDH"]
-CODE_PATTERN = re.compile(r"\b[6789TJQKA][SCDH]\b")
+ALL_CODES = [rank + suit for rank in "23456789TJQKA" for suit in "SCDH"]
+DECK_CODES = {size: ALL_CODES[52 - size :] for size in (24, 36, 52)}
+CODE_PATTERN = re.compile(r"\b[23456789TJQKA][SCDH]\b")
 MAX_STEPS = 5000
 SETTINGS = settings(max_examples=120, deadline=None)
+EVERY_OPTION = [
+    {"transfer": transfer, "deck": deck, "throw_in": throw_in, "limit": limit}
+    for transfer in (True, False)
+    for deck in (24, 36, 52)
+    for throw_in in ("all", "neighbours")
+    for limit in ("zavala", "classic")
+]
+DEFAULTS = {"transfer": True, "deck": 36, "throw_in": "all", "limit": "zavala"}
 
-# (players, deal seed, seed of the random player): a drawn seed keeps hypothesis' input small
-# however long the game runs.
-games = st.tuples(st.integers(2, 6), st.integers(0, 2**63), st.integers(0, 2**32))
+
+@st.composite
+def games(draw: st.DrawFn) -> tuple[int, int, int, dict]:
+    """(players, deal seed, seed of the random player, options): a drawn seed keeps
+    hypothesis' input small however long the game runs. The default table comes a quarter of
+    the time, each other table as often as one another."""
+    options = draw(st.sampled_from(EVERY_OPTION + [DEFAULTS] * 7))
+    players = draw(st.integers(2, 4 if options["deck"] == 24 else 6))
+    return players, draw(st.integers(0, 2**63)), draw(st.integers(0, 2**32)), options
 
 
-def random_play(players: int, seed: int, player_seed: int) -> Iterator[Game]:
+def random_play(players: int, seed: int, player_seed: int, options: dict) -> Iterator[Game]:
     """Yield the game before every move of a random legal playout, then the finished game."""
     rng = random.Random(player_seed)
-    game = Game.new(players=players, seed=seed)
+    game = Game.new(players=players, seed=seed, options=options)
     for _ in range(MAX_STEPS):
         yield game
         moves = [(seat, action) for seat in range(players) for action in game.legal_actions(seat)]
@@ -47,13 +62,14 @@ def cards_by_place(state: dict) -> Counter:
 
 
 @SETTINGS
-@given(games)
+@given(games())
 def test_cards_are_conserved_and_every_game_finishes_with_every_seat_placed(case):
-    players = case[0]
+    players, options = case[0], case[3]
     for game in random_play(*case):
         state = game.to_dict()
         counts = cards_by_place(state)
-        assert sorted(counts) == sorted(ALL_CODES) and set(counts.values()) == {1}
+        assert sorted(counts) == sorted(DECK_CODES[options["deck"]])
+        assert set(counts.values()) == {1}
         if not state["taking"] and not game.finished:
             unbeaten = sum(pair["defense"] is None for pair in state["table"])
             assert unbeaten <= len(state["hands"][state["defender"]])
@@ -67,7 +83,7 @@ def test_cards_are_conserved_and_every_game_finishes_with_every_seat_placed(case
 
 
 @SETTINGS
-@given(games)
+@given(games())
 def test_state_round_trips_through_json_at_every_step(case):
     for game in random_play(*case):
         state = game.to_dict()
@@ -78,7 +94,7 @@ def test_state_round_trips_through_json_at_every_step(case):
 
 
 @SETTINGS
-@given(games)
+@given(games())
 def test_every_listed_action_is_accepted(case):
     players = case[0]
     for game in random_play(*case):
@@ -102,7 +118,7 @@ def random_action(rng: random.Random) -> object:
 
 
 @SETTINGS
-@given(games, st.integers(0, 2**32))
+@given(games(), st.integers(0, 2**32))
 def test_random_actions_are_accepted_only_when_legal_and_otherwise_change_nothing(case, junk_seed):
     players = case[0]
     junk = random.Random(junk_seed)
@@ -126,7 +142,7 @@ def test_random_actions_are_accepted_only_when_legal_and_otherwise_change_nothin
 
 
 @SETTINGS
-@given(games)
+@given(games())
 def test_views_never_show_another_seats_cards_or_the_talon(case):
     players = case[0]
     played: set[str] = set()  # cards that left a hand: only a move does that, face up
@@ -146,3 +162,40 @@ def test_views_never_show_another_seats_cards_or_the_talon(case):
             text = json.dumps(game.view(seat))
             own = set() if seat is None else set(state["hands"][seat])
             assert set(CODE_PATTERN.findall(text)) <= public | own
+
+
+@pytest.mark.parametrize(
+    "options",
+    EVERY_OPTION,
+    ids=lambda options: "-".join(str(value) for value in options.values()),
+)
+def test_every_table_plays_to_the_end_by_its_listed_moves_and_replays_the_same(options):
+    most = 4 if options["deck"] == 24 else 6
+    for seed in range(3):
+        seed += 3 * EVERY_OPTION.index(options)
+        play_listed_moves_and_replay(2 + seed % (most - 1), seed, options)
+
+
+def play_listed_moves_and_replay(players: int, seed: int, options: dict) -> None:
+    rng = random.Random(seed)
+    game = Game.new(players=players, seed=seed, options=options)
+    moves = []
+    while not game.finished:
+        state = game.to_dict()
+        counts = cards_by_place(state)
+        assert sorted(counts) == sorted(DECK_CODES[options["deck"]])
+        assert set(counts.values()) == {1}
+        assert Game.from_dict(json.loads(json.dumps(state))).to_dict() == state
+        listed = [(seat, action) for seat in range(players) for action in game.legal_actions(seat)]
+        for seat, action in listed:
+            game.copy().apply(seat, action)
+        assert all(game.legal_actions(seat) for seat in game.waiting_for)
+        move = rng.choice(listed)
+        game.apply(*move)
+        moves.append(move)
+        assert len(moves) < MAX_STEPS
+    replay = Game.new(players=players, seed=seed, options=options)
+    assert replay.to_dict()["options"] == options
+    for move in moves:
+        replay.apply(*move)
+    assert replay.to_dict() == game.to_dict()

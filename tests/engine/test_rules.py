@@ -7,7 +7,7 @@ import random
 import pytest
 
 from games.engine import Game, IllegalAction
-from games.engine.cards import CODES, DECK_SIZE
+from games.engine.cards import CODES, DECKS, cards_in
 
 RANK_ORDER = "6789TJQKA"
 SUIT_LETTERS = "SCDH"
@@ -150,7 +150,7 @@ def test_first_attacker_holds_the_lowest_trump(players):
 def test_redeal_from_a_derived_seed_when_nobody_holds_a_trump():
     redealt = 0
     for seed in range(400):
-        first_shuffle = list(range(DECK_SIZE))
+        first_shuffle = cards_in(DECKS[36])
         random.Random(seed).shuffle(first_shuffle)
         dealt = {CODES[card] for card in first_shuffle[:12]}
         first_trump = CODES[first_shuffle[12]][1]

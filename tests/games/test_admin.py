@@ -84,6 +84,10 @@ def test_payout_export_is_one_row_a_player_a_game_and_matches_the_ledger(staff_c
         "№ игры",
         "Стол",
         "Окончена",
+        "Игра",
+        "Колода, карт",
+        "Кто подкидывает",
+        "Лимит",
         "Игрок",
         "Занятое место",
         "Доля банка, %",
@@ -119,7 +123,16 @@ def test_payout_export_is_one_row_a_player_a_game_and_matches_the_ledger(staff_c
         ),
         delimiter=",",
     )
-    assert english.header[:5] == ["Game no.", "Table", "Finished at", "Player", "Finishing place"]
+    assert english.header[:8] == [
+        "Game no.",
+        "Table",
+        "Finished at",
+        "Game",
+        "Deck, cards",
+        "Who throws in",
+        "Limits",
+        "Player",
+    ]
     assert english.filename == "payouts_all_MSK.csv"
     assert len(english.rows) == 5
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { sortHand } from "../../static/js/cardcodes.js";
+import { rankNumber, sortHand } from "../../static/js/cardcodes.js";
 import { displayOrder, handLayout, logBouts, placeOf } from "../../static/js/table/layout.js";
 import { region } from "../../static/js/table/region.js";
 
@@ -35,6 +35,16 @@ test("twenty cards on a 360 px phone: three rows, every card a 44 px tap target,
   assert.equal(layout.scrolls, false);
 });
 
+test("a 52-card game's biggest hands on a 360 px phone: three rows that scroll, each card a tap target", () => {
+  for (const count of [30, 46]) {
+    const layout = handLayout({ count, cardWidth: 52, available: 352, gap: 6, minVisible: 44, maxRows: 3 });
+    assert.equal(layout.rows, 3);
+    assert.equal(layout.perRow, Math.ceil(count / 3));
+    assert.equal(layout.step, 44);
+    assert.equal(layout.scrolls, true);
+  }
+});
+
 test("a hand held to fewer rows keeps the minimum overlap and scrolls sideways", () => {
   const layout = handLayout({ count: 20, cardWidth: 48, available: 700, gap: 6, minVisible: 44, maxRows: 1 });
   assert.deepEqual(layout, { rows: 1, perRow: 20, step: 44, scrolls: true });
@@ -59,6 +69,16 @@ test("hands sort by rank or by suit, trumps last either way", () => {
   const hand = ["AS", "6H", "7C", "6S", "KH", "9D"];
   assert.deepEqual(sortHand(hand, "H"), ["6S", "7C", "9D", "AS", "6H", "KH"]);
   assert.deepEqual(sortHand(hand, "H", "suit"), ["6S", "AS", "7C", "9D", "6H", "KH"]);
+});
+
+test("a 52-card hand sorts its low ranks 2 to 5 below the six", () => {
+  const hand = ["6S", "2S", "TS", "5H", "3C", "AS", "4D"];
+  assert.deepEqual(sortHand(hand, "H"), ["2S", "3C", "4D", "6S", "TS", "AS", "5H"]);
+});
+
+test("ranks 2 to 10 show their number, picture cards and the ace none", () => {
+  assert.deepEqual([..."23456789T"].map(rankNumber), ["2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+  assert.deepEqual([..."JQKA"].map(rankNumber), [null, null, null, null]);
 });
 
 test("a region redraws only when its inputs change", () => {

@@ -6,7 +6,7 @@ import { test } from "node:test";
 
 import { shownNickname } from "../../static/js/nicknames.js";
 import { ownPayout, signed } from "../../static/js/table/outcome.js";
-import { seatBadges } from "../../static/js/table/roles.js";
+import { mayThrowIn, seatBadges } from "../../static/js/table/roles.js";
 
 const rubles = (kopecks) => `${(kopecks / 100).toFixed(2).replace(".", ",")} ₽`;
 
@@ -54,6 +54,20 @@ test("a taking defender, a thrower who passed, the leader's «Бито» and a p
   assert.deepEqual(seatBadges(taking, 4), [["out", "role_out"]]);
   const beaten = bout({ passed: [0], waiting_for: [2] });
   assert.deepEqual(seatBadges(beaten, 0), [["attack", "role_attacker"], ["passed", "role_done"]]);
+});
+
+test("at a neighbours table only the defender's neighbours still in throw in", () => {
+  const view = bout({ players: 5, defender: 2, attacker: 1, options: { throw_in: "neighbours" } });
+  assert.deepEqual(seatBadges(view, 3), [["throw", "role_thrower"]]);
+  assert.deepEqual(seatBadges(view, 0), []);
+  assert.deepEqual(seatBadges(view, 4), []);
+  // A neighbour who is out gives way to the next player still in.
+  const skipped = { ...view, out: [3] };
+  assert.deepEqual(seatBadges(skipped, 4), [["throw", "role_thrower"]]);
+  assert.equal(mayThrowIn({ ...view, options: { throw_in: "all" } }, 0), true);
+  // Around the circle: the defender at seat 0 has seats 1 and 4 beside him.
+  const wrapped = { ...view, defender: 0, attacker: 4 };
+  assert.deepEqual([1, 2, 3, 4].filter((seat) => mayThrowIn(wrapped, seat)), [1, 4]);
 });
 
 test("a finished game or no game shows no badges", () => {

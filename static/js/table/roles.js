@@ -16,9 +16,28 @@ export function seatBadges(view, seat, mine = false) {
   if (out) badges.push(["out", "role_out"]);
   else if (view.defender === seat) badges.push(view.taking ? ["taking", "role_taking"] : ["defend", "role_defender"]);
   else if (view.attacker === seat) badges.push(["attack", "role_attacker"]);
-  // Once the bout has cards on the table, everyone else still in may throw in until he passes.
-  else if ((view.table || []).length && !passed) badges.push(["throw", "role_thrower"]);
+  // Once the bout has cards on the table, everyone else still in may throw in until he passes
+  // (at a "neighbours" table, the defender's neighbours only).
+  else if ((view.table || []).length && !passed && mayThrowIn(view, seat)) badges.push(["throw", "role_thrower"]);
   // The leader who passes with everything beaten said «Бито»; a thrower who is done, «Пас».
   if (passed) badges.push(["passed", passIsDone(view, seat) ? "role_done" : "role_passed"]);
   return badges;
+}
+
+/**
+ * Whether `seat` is one of the bout's throwers: anyone at a table where everyone throws in; at a
+ * "neighbours" table (RULES §7) the players still in next to the defender on either side.
+ */
+export function mayThrowIn(view, seat) {
+  if (view.options?.throw_in !== "neighbours") return true;
+  const players = view.players ?? (view.hand_sizes || []).length;
+  const out = new Set(view.out || []);
+  const next = (direction) => {
+    for (let step = 1; step < players; step += 1) {
+      const other = (view.defender + direction * step + players) % players;
+      if (!out.has(other)) return other;
+    }
+    return null;
+  };
+  return seat === next(1) || seat === next(-1);
 }
