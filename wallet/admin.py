@@ -120,7 +120,7 @@ class AccountAdmin(ReadOnlyAdmin):
         ]
 
     def adjust_view(self, request: HttpRequest) -> HttpResponse:
-        if not request.user.has_perm("wallet.adjust_balance"):
+        if not services.may_adjust(request.user):
             raise PermissionDenied
         form = StaffAdjustmentForm(
             request.POST or None, initial={"player": request.GET.get("player", "")}

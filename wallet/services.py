@@ -56,6 +56,11 @@ class InvalidCommand(WalletError):
     default_message = _("The money command is malformed.")
 
 
+class NotAllowed(WalletError):
+    code = "not_allowed"
+    default_message = _("You may not credit or debit wallets.")
+
+
 # --- public commands -------------------------------------------------------------------------
 
 
@@ -151,6 +156,15 @@ def stake_release(*, user, table_id: int, amount: int, idempotency_key: str) -> 
 STAFF_KINDS = (LedgerTransaction.Kind.ADJUSTMENT, LedgerTransaction.Kind.BONUS)
 
 
+def may_adjust(staff_user) -> bool:
+    """Whether ``staff_user`` may credit or debit players' wallets."""
+    return (
+        staff_user is not None
+        and staff_user.is_staff
+        and staff_user.has_perm("wallet.adjust_balance")
+    )
+
+
 def staff_adjust(
     *,
     user,
@@ -163,7 +177,8 @@ def staff_adjust(
     """A staff credit (amount > 0) or debit (amount < 0) of a player's wallet, against the house.
 
     Labelled as an adjustment or, for a credit, a bonus; never as a deposit, so the reports
-    keep money the player brought apart from money staff gave.
+    keep money the player brought apart from money staff gave. Needs the ``adjust_balance``
+    permission (``NotAllowed`` otherwise), whoever calls.
     """
     if type(amount) is not int or amount == 0:
         raise InvalidAmount(_("The amount must be a non-zero whole number of minor units."))
@@ -172,8 +187,8 @@ def staff_adjust(
     reason = (reason or "").strip()
     if not reason:
         raise InvalidCommand(_("A reason is required."))
-    if staff_user is None or not staff_user.is_staff:
-        raise InvalidCommand(_("Only staff may adjust a wallet."))
+    if not may_adjust(staff_user):
+        raise NotAllowed()
     with transaction.atomic():
         ledger_transaction = post(
             kind=kind,
