@@ -155,23 +155,28 @@ def check_not_on_break(*, user, now: datetime) -> None:
     )
 
 
-def check_deposit(*, user, amount: int) -> None:
-    """Refuse a deposit during a break or beyond a deposit limit (open payments count)."""
+def check_deposit(*, user, amount: int, excluding: int | None = None) -> None:
+    """Refuse a deposit during a break or beyond a deposit limit (open payments count, but
+    the payment ``excluding``, the one being checked)."""
     now = timezone.now()
     check_not_on_break(user=user, now=now)
     limits = _limits(user, DEPOSIT_LIMITS, now)
     if not limits:
         return
     since = {period: now - WINDOWS[period] for period in limits}
-    totals = Payment.objects.filter(
-        user_id=user.pk,
-        status__in=[*Payment.OPEN_STATUSES, Payment.Status.SUCCEEDED],
-        created_at__gt=min(since.values()),
-    ).aggregate(
-        **{
-            period: Coalesce(Sum("amount", filter=Q(created_at__gt=start)), 0)
-            for period, start in since.items()
-        }
+    totals = (
+        Payment.objects.filter(
+            user_id=user.pk,
+            status__in=[*Payment.OPEN_STATUSES, Payment.Status.SUCCEEDED],
+            created_at__gt=min(since.values()),
+        )
+        .exclude(pk=excluding)
+        .aggregate(
+            **{
+                period: Coalesce(Sum("amount", filter=Q(created_at__gt=start)), 0)
+                for period, start in since.items()
+            }
+        )
     )
     for period, limit in limits.items():
         if totals[period] + amount > limit:

@@ -78,6 +78,33 @@ def deposit(
     )
 
 
+def refund(
+    *, user, amount: int, provider: str, idempotency_key: str, initiated_by, memo: str
+) -> LedgerTransaction:
+    """A deposit is paid back: the player's wallet -> the provider's external cash."""
+    _check_positive(amount)
+    return post(
+        kind=LedgerTransaction.Kind.REFUND,
+        idempotency_key=idempotency_key,
+        movements={user_account(user): -amount, external_account(provider): amount},
+        memo=memo,
+        initiated_by=initiated_by,
+    )
+
+
+def refund_return(
+    *, user, amount: int, provider: str, idempotency_key: str, memo: str
+) -> LedgerTransaction:
+    """The provider refused a refund: the amount goes back into the player's wallet."""
+    _check_positive(amount)
+    return post(
+        kind=LedgerTransaction.Kind.REFUND_RETURN,
+        idempotency_key=idempotency_key,
+        movements={external_account(provider): -amount, user_account(user): amount},
+        memo=memo,
+    )
+
+
 def withdrawal_hold(*, user, amount: int, idempotency_key: str) -> LedgerTransaction:
     """A player asks to withdraw: the amount leaves his wallet for pending withdrawals, so it
     cannot be staked while staff decide."""

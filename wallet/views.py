@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from durak_site.clients import client_of
 from durak_site.security import policy_for
 from wallet import deposits, limits, withdrawals
 from wallet.forms import BreakForm, DepositForm, LimitsForm, WithdrawalForm
@@ -102,7 +103,10 @@ def deposit_status(request: HttpRequest, reference) -> HttpResponse:
 @require_POST
 def payment_notify(request: HttpRequest, provider_code: str) -> HttpResponse:
     return deposits.notification_receive(
-        provider_code=provider_code, body=request.body, headers=request.headers
+        provider_code=provider_code,
+        body=request.body,
+        headers=request.headers,
+        sender=client_of(request).address,
     )
 
 

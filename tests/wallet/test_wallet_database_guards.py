@@ -178,7 +178,9 @@ def test_every_column_but_the_balance_is_fixed(posted):
     try:
         for column, value in [*changes.items(), ("note", "'rewritten'")]:
             with pytest.raises(IntegrityError, match="only the balance"):
-                _execute(f"UPDATE wallet_account SET {column} = {value} WHERE id = %s", [account.pk])
+                _execute(
+                    f"UPDATE wallet_account SET {column} = {value} WHERE id = %s", [account.pk]
+                )
     finally:
         with connection.cursor() as cursor:
             cursor.execute("ALTER TABLE wallet_account DROP COLUMN note")
