@@ -17,6 +17,7 @@ from wallet.models import (
     Payment,
     Withdrawal,
 )
+from wallet.statements import CASHIER_RELATIONS
 
 RECENT_ITEMS = 10
 
@@ -39,7 +40,7 @@ def user_statement(*, user) -> QuerySet[Entry]:
         return Entry.objects.none()
     return (
         Entry.objects.filter(account__kind=Account.Kind.USER, account__user_id=user.pk)
-        .select_related("transaction")
+        .select_related("transaction", *CASHIER_RELATIONS)
         .order_by("-id")
     )
 

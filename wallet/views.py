@@ -27,6 +27,7 @@ from wallet.selectors import (
     user_statement,
 )
 from wallet.services import WalletError
+from wallet.statements import cashier_description
 
 ENTRIES_PER_PAGE = 25
 # Ledger kinds whose memo is written for the player (a staff reason, a rejection reason).
@@ -42,6 +43,8 @@ def wallet(request: HttpRequest) -> HttpResponse:
     page = Paginator(user_statement(user=request.user), ENTRIES_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    for entry in page.object_list:
+        entry.cashier = cashier_description(entry.transaction)
     return render(
         request,
         "wallet/wallet.html",

@@ -16,8 +16,9 @@ from django.utils import timezone
 
 from durak_site.audit.models import StaffAction
 from tests.wallet.yookassa_api import SECRET_KEY, SHOP_ID, YooKassaStandIn, recorded_notification
-from wallet import deposits, limits, refunds, selectors, services, tasks
+from wallet import deposits, limits, refunds, selectors, services, tasks, withdrawals
 from wallet.models import Account, LedgerTransaction, Payment, PlayerLimit, Refund
+from wallet.statements import account_statement_for
 
 pytestmark = pytest.mark.django_db
 
@@ -234,7 +235,7 @@ def test_starting_a_payment_while_the_api_is_down_is_refused_clearly(make_user):
     player = make_user()
     with (
         override_settings(YOOKASSA_API_URL="http://127.0.0.1:9/v3"),
-        pytest.raises(deposits.DepositUnavailable, match="did not answer"),
+        pytest.raises(deposits.DepositUnavailable, match="не ответил"),
     ):
         start(player)
     assert Payment.objects.get(user=player).status == Payment.Status.FAILED
@@ -285,7 +286,7 @@ def test_staff_refund_a_payment_from_the_admin(client, paid, refunder, api):
         url, {"amount": "300.01", "reason": "Again", "request_key": str(uuid.uuid4())}
     )
     assert response.status_code == 200
-    assert "At most" in response.text
+    assert "Вернуть по этому платежу можно не больше 300,00" in response.text
     assert selectors.user_balance(user=paid.user) == 300_00
 
 
@@ -340,3 +341,38 @@ def test_money_held_for_another_amount_is_released(client, make_user, api):
     # Only held: released, not taken, so nothing is queued.
     assert api.payments[payment.provider_payment_id]["status"] == "canceled"
     assert Payment.objects.get(pk=payment.pk).review == ""
+
+
+def test_statements_name_deposits_refunds_and_withdrawals_in_words(client, paid, refunder, staff):
+    player = paid.user
+    refunds.refund_start(payment_id=paid.pk, amount=100_00, reason="Asked", staff_user=refunder)
+    to_card = withdrawals.withdrawal_request(
+        user=player,
+        amount=150_00,
+        payout_details="Карта 5555 4444 3333 1234, Сбербанк",
+        request_key="w-card",
+    )
+    withdrawals.withdrawal_approve(
+        withdrawal_id=to_card.pk, staff_user=staff, payout_reference="P-77"
+    )
+    withdrawals.withdrawal_request(
+        user=player, amount=100_00, payout_details="счёт 40817810099910004312", request_key="w-2"
+    )
+    today = timezone.localdate()
+    wallet = Account.objects.get(kind=Account.Kind.USER, user=player)
+
+    statement = account_statement_for(account=wallet, since=today, until=today)
+
+    assert [(line.kind, line.description) for line in statement.lines] == [
+        ("пополнение", "Пополнение через ЮKassa, карта *4477"),
+        ("возврат платежа", "Возврат через ЮKassa, карта *4477, Asked"),
+        ("заявка на вывод", "Вывод на карту *1234"),
+        ("заявка на вывод", "Вывод на счёт *4312"),
+    ]
+    assert not any(paid.provider_payment_id in line.description for line in statement.lines)
+    # The player's own wallet page says the same.
+    client.force_login(player)
+    page = client.get(reverse("wallet")).text
+    assert "Пополнение через ЮKassa, карта *4477" in page
+    assert "Вывод на карту *1234" in page
+    assert "5555 4444" not in page

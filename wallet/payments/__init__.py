@@ -94,20 +94,23 @@ class ProviderWithApi(PaymentProvider, Protocol):
         its state, one of ``State.SUCCEEDED``, ``State.FAILED``, ``State.PENDING``."""
 
 
-def enabled_providers() -> dict[str, PaymentProvider]:
-    """The providers this installation offers, by code, as settings allow."""
+def _provider_classes() -> list[type]:
+    """Every provider this code knows, in the order the deposit page offers them."""
     from wallet.payments.test_provider import TestProvider
     from wallet.payments.webhook import SignedWebhookProvider
     from wallet.payments.yookassa import YooKassaProvider
 
-    providers: list[PaymentProvider] = []
-    if YooKassaProvider.configured():
-        providers.append(YooKassaProvider())
-    if SignedWebhookProvider.configured():
-        providers.append(SignedWebhookProvider())
-    if TestProvider.configured():
-        providers.append(TestProvider())
-    return {provider.code: provider for provider in providers}
+    return [YooKassaProvider, SignedWebhookProvider, TestProvider]
+
+
+def enabled_providers() -> dict[str, PaymentProvider]:
+    """The providers this installation offers, by code, as settings allow."""
+    return {cls.code: cls() for cls in _provider_classes() if cls.configured()}
+
+
+def provider_label(code: str) -> str:
+    """The name players know a provider by, enabled now or not; its code if unknown."""
+    return next((str(cls.label) for cls in _provider_classes() if cls.code == code), code)
 
 
 def get_provider(code: str) -> PaymentProvider | None:
