@@ -28,6 +28,7 @@ django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402
+from django.db.models import Max  # noqa: E402
 
 from games.services.bank import bank_settle  # noqa: E402
 from wallet import services as wallet_services  # noqa: E402
@@ -65,7 +66,7 @@ def main() -> None:
     args = parser.parse_args()
     users = players()
     run = time.time_ns()
-    first_table = (LedgerTransaction.objects.order_by("-table_id").first().table_id or 0) + 1
+    first_table = (LedgerTransaction.objects.aggregate(last=Max("table_id"))["last"] or 0) + 1
     holds: list[float] = []
     settles: list[float] = []
     for game in range(args.games):
