@@ -281,6 +281,7 @@ def test_staff_refund_a_payment_from_the_admin(client, paid, refunder, api):
     assert selectors.user_balance(user=paid.user) == 300_00
     assert refund.transaction.kind == LedgerTransaction.Kind.REFUND
     assert StaffAction.objects.filter(action="wallet.refund", staff=refunder).count() == 1
+    assert selectors.ledger_findings().findings == []
     # More than is left to refund is refused, and nothing moves.
     response = client.post(
         url, {"amount": "300.01", "reason": "Again", "request_key": str(uuid.uuid4())}
@@ -301,6 +302,22 @@ def test_a_refund_the_provider_refuses_returns_the_money(paid, refunder, api):
     assert refund.status == Refund.Status.FAILED
     assert refund.return_transaction.kind == LedgerTransaction.Kind.REFUND_RETURN
     assert selectors.user_balance(user=paid.user) == 500_00
+    assert selectors.ledger_findings().findings == []
+
+
+def test_ledger_check_finds_a_refund_that_did_not_take_its_amount(paid, refunder):
+    Refund.objects.create(
+        payment=paid,
+        amount=100_00,
+        reason="forged",
+        requested_by=refunder,
+        transaction=paid.transaction,
+        status=Refund.Status.SUCCEEDED,
+    )
+    assert selectors.ledger_findings().findings == [
+        f"refund {Refund.objects.get().pk} of 10000 (succeeded) took -50000 from its player"
+        " and gave back 0"
+    ]
 
 
 def test_a_refund_needs_the_permission_and_the_money_in_the_wallet(paid, refunder, make_user, api):
