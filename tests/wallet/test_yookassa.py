@@ -393,3 +393,18 @@ def test_statements_name_deposits_refunds_and_withdrawals_in_words(client, paid,
     assert "Пополнение через ЮKassa, карта *4477" in page
     assert "Вывод на карту *1234" in page
     assert "5555 4444" not in page
+
+
+def test_the_deposit_page_sends_the_player_to_yookassas_confirmation_page(client, make_user, api):
+    client.force_login(make_user())
+    page = client.get("/wallet/deposit/")
+    assert "form-action 'self' https://yoomoney.ru;" in page["Content-Security-Policy"]
+
+    response = client.post("/wallet/deposit/", {"amount": "500", "provider": "yookassa"})
+
+    payment = Payment.objects.get()
+    assert response.status_code == 302
+    assert (
+        response["Location"]
+        == (api.payments[payment.provider_payment_id]["confirmation"]["confirmation_url"])
+    )
