@@ -10,8 +10,8 @@ from the addresses YooKassa documents (the SDK's list).
 
 from __future__ import annotations
 
+import ipaddress
 import json
-import logging
 import uuid
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
@@ -28,8 +28,6 @@ from yookassa.domain.common import SecurityHelper
 from wallet.models import Payment, Refund
 from wallet.money import major_units
 from wallet.payments import InvalidNotification, Notification, ProviderUnavailable, State
-
-logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 16_384
 API_STATES = {
@@ -125,9 +123,10 @@ class YooKassaProvider:
     @staticmethod
     def _trusted(sender: str | None) -> bool:
         try:
-            return sender is not None and SecurityHelper().is_ip_trusted(sender)
+            ipaddress.ip_address(sender)
         except ValueError:
             return False
+        return SecurityHelper().is_ip_trusted(sender)
 
     def answer(self, *, accepted: bool, outcome: str) -> HttpResponse:
         # YooKassa retries until it gets a 200; the body is not read.
