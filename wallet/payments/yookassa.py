@@ -20,10 +20,12 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+from requests import RequestException
 from yookassa import Configuration
 from yookassa import Payment as ApiPayment
 from yookassa import Refund as ApiRefund
 from yookassa.domain.common import SecurityHelper
+from yookassa.domain.exceptions import ApiError
 
 from wallet.models import Payment, Refund
 from wallet.money import major_units
@@ -75,7 +77,7 @@ class YooKassaProvider:
             return method(*args, **kwargs)
         # The SDK raises ApiError subclasses for error answers, and AttributeError when the
         # connection itself fails (it reads the missing response); both mean "try again later".
-        except Exception as error:
+        except (ApiError, RequestException, AttributeError) as error:
             raise ProviderUnavailable(f"{type(error).__name__}: {error}") from error
 
     # --- checkout and notifications ----------------------------------------------------------
