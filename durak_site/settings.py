@@ -211,6 +211,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 60.0,
         "options": {"expires": 60.0},
     },
+    "wallet-reconcile-payments": {
+        "task": "wallet.tasks.reconcile_payments",
+        "schedule": 300.0,
+        "options": {"expires": 300.0},
+    },
 }
 # The nightly pg_dump into BACKUP_DIR ("HH:MM" UTC, or "off"; ./dev test turns it off).
 try:
@@ -387,6 +392,15 @@ WITHDRAWAL_FOUR_EYES_ABOVE = int(os.environ.get("WITHDRAWAL_FOUR_EYES_ABOVE", "5
 # The generic signed-webhook provider (docs/payments.md) is offered once both are set.
 PAYMENTS_WEBHOOK_CHECKOUT_URL = os.environ.get("PAYMENTS_WEBHOOK_CHECKOUT_URL", "")
 PAYMENTS_WEBHOOK_SECRET = os.environ.get("PAYMENTS_WEBHOOK_SECRET", "")
+# YooKassa (docs/payments.md) is offered once the shop id and secret key are set. Its
+# notifications are accepted only from YooKassa's documented addresses unless turned off
+# (behind a proxy, TRUSTED_PROXY_COUNT must be right for the sender's address to be known).
+YOOKASSA_SHOP_ID = os.environ.get("YOOKASSA_SHOP_ID", "")
+YOOKASSA_SECRET_KEY = os.environ.get("YOOKASSA_SECRET_KEY", "")
+YOOKASSA_API_URL = os.environ.get("YOOKASSA_API_URL", "https://api.yookassa.ru/v3")
+YOOKASSA_TRUSTED_SENDERS_ONLY = env_bool("YOOKASSA_TRUSTED_SENDERS_ONLY", True)
+# Expired payments are still asked about for this many days: a late payment is credited.
+PAYMENT_RECONCILE_DAYS = int(os.environ.get("PAYMENT_RECONCILE_DAYS", "7"))
 # The test provider: a page of this site that "pays" without real money. Never in production.
 PAYMENTS_TEST_MODE = env_bool("PAYMENTS_TEST_MODE", DEBUG)
 

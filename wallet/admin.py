@@ -13,7 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
@@ -24,24 +24,33 @@ from durak_site.exports import (
     export_filename,
     file_response,
 )
-from wallet import services, withdrawals
+from wallet import deposits, refunds, services, withdrawals
 from wallet.admin_filters import (
     DateRangeFilter,
     EntryPlayerFilter,
+    ReviewQueueFilter,
     TransactionPlayerFilter,
     titled,
 )
-from wallet.forms import PeriodForm, StaffAdjustmentForm, WithdrawalDecisionForm
+from wallet.forms import (
+    PaymentReviewForm,
+    PeriodForm,
+    RefundForm,
+    StaffAdjustmentForm,
+    WithdrawalDecisionForm,
+)
 from wallet.models import (
     Account,
     Entry,
     LedgerTransaction,
     Payment,
     PlayerLimit,
+    Refund,
     SelfExclusion,
     Withdrawal,
 )
 from wallet.money import format_money, money_display, parse_major_units
+from wallet.payments import api_provider
 from wallet.resources import EntryResource, LedgerTransactionResource
 from wallet.statement_files import statement_pdf, statement_xlsx
 from wallet.statements import account_statement_for
@@ -120,7 +129,7 @@ class AccountAdmin(ReadOnlyAdmin):
         ]
 
     def adjust_view(self, request: HttpRequest) -> HttpResponse:
-        if not request.user.has_perm("wallet.adjust_balance"):
+        if not services.may_adjust(request.user):
             raise PermissionDenied
         form = StaffAdjustmentForm(
             request.POST or None, initial={"player": request.GET.get("player", "")}
@@ -260,9 +269,27 @@ class EntryAdmin(SpreadsheetExportMixin, ReadOnlyAdmin):
         return entry.transaction.get_kind_display()
 
 
+class RefundInline(ReadOnlyInline):
+    model = Refund
+    fk_name = "payment"
+    fields = [
+        "created_at",
+        "shown_amount",
+        "status",
+        "reason",
+        "requested_by",
+        "provider_refund_id",
+    ]
+    readonly_fields = fields
+    shown_amount = money_display("amount", _("amount"))
+
+
 @admin.register(Payment)
 class PaymentAdmin(ReadOnlyAdmin):
-    """Deposits through providers with their states; they change only by notifications."""
+    """Deposits through providers with their states; they change only by the providers' word.
+
+    Staff with the payment permission refund credited payments, and close the review of those
+    the queue holds (filter *for staff review*)."""
 
     list_display = [
         "id",
@@ -271,10 +298,17 @@ class PaymentAdmin(ReadOnlyAdmin):
         "provider",
         "shown_amount",
         "status",
+        "review_state",
         "provider_payment_id",
         "failure_reason",
+        "tools",
     ]
-    list_filter = ["status", "provider", ("created_at", DateRangeFilter)]
+    list_filter = [
+        ReviewQueueFilter,
+        "status",
+        "provider",
+        ("created_at", DateRangeFilter),
+    ]
     search_fields = ["user__username", "user__email", "provider_payment_id", "reference"]
     list_select_related = ["user"]
     fields = [
@@ -282,18 +316,141 @@ class PaymentAdmin(ReadOnlyAdmin):
         "user",
         "provider",
         "provider_payment_id",
+        "payment_method",
+        "card_last4",
         "shown_amount",
         "currency",
         "status",
         "failure_reason",
+        "review",
+        "reviewed_by",
+        "reviewed_at",
         "created_at",
         "updated_at",
         "expires_at",
         "transaction",
+        "tools",
     ]
     readonly_fields = fields
+    inlines = [RefundInline]
 
     shown_amount = money_display("amount", _("amount"))
+
+    @admin.display(description=_("for staff review"))
+    def review_state(self, payment: Payment) -> str:
+        if not payment.review:
+            return "—"
+        if payment.reviewed_at is None:
+            return payment.get_review_display()
+        return _("%(review)s (closed)") % {"review": payment.get_review_display()}
+
+    @admin.display(description=_("tools"))
+    def tools(self, payment: Payment) -> str:
+        links = []
+        if payment.status == Payment.Status.SUCCEEDED and api_provider(payment.provider):
+            links.append(
+                format_html(
+                    '<a href="{}">{}</a>',
+                    reverse("admin:wallet_payment_refund", args=[payment.pk]),
+                    _("refund"),
+                )
+            )
+        if payment.review and payment.reviewed_at is None:
+            links.append(
+                format_html(
+                    '<a href="{}">{}</a>',
+                    reverse("admin:wallet_payment_review", args=[payment.pk]),
+                    _("close the review"),
+                )
+            )
+        return format_html_join(" · ", "{}", ((link,) for link in links)) or "—"
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:payment_id>/refund/",
+                self.admin_site.admin_view(self.refund_view),
+                name="wallet_payment_refund",
+            ),
+            path(
+                "<int:payment_id>/review/",
+                self.admin_site.admin_view(self.review_view),
+                name="wallet_payment_review",
+            ),
+            *super().get_urls(),
+        ]
+
+    def refund_view(self, request: HttpRequest, payment_id: int) -> HttpResponse:
+        if not request.user.has_perm(deposits.PAYMENT_PERMISSION):
+            raise PermissionDenied
+        payment = get_object_or_404(Payment.objects.select_related("user"), pk=payment_id)
+        form = RefundForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                refund = refunds.refund_start(
+                    payment_id=payment.pk,
+                    amount=parse_major_units(form.cleaned_data["amount"]),
+                    reason=form.cleaned_data["reason"],
+                    staff_user=request.user,
+                    reference=form.cleaned_data["request_key"],
+                )
+            except services.WalletError as error:
+                form.add_error(None, error.message)
+            else:
+                messages.success(
+                    request,
+                    _("Refund of %(amount)s: %(status)s.")
+                    % {
+                        "amount": format_money(refund.amount),
+                        "status": refund.get_status_display(),
+                    },
+                )
+                return redirect(reverse("admin:wallet_payment_change", args=[payment.pk]))
+        return self._payment_form(
+            request,
+            form,
+            title=_("Refund payment #%(id)s of %(player)s (%(amount)s, %(left)s refundable)")
+            % {
+                "id": payment.pk,
+                "player": payment.user,
+                "amount": format_money(payment.amount),
+                "left": format_money(refunds.refundable(payment)),
+            },
+            submit_label=_("Refund"),
+        )
+
+    def review_view(self, request: HttpRequest, payment_id: int) -> HttpResponse:
+        if not request.user.has_perm(deposits.PAYMENT_PERMISSION):
+            raise PermissionDenied
+        payment = get_object_or_404(Payment.objects.select_related("user"), pk=payment_id)
+        form = PaymentReviewForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                deposits.payment_review_close(
+                    payment_id=payment.pk, staff_user=request.user, note=form.cleaned_data["note"]
+                )
+            except services.WalletError as error:
+                form.add_error(None, error.message)
+            else:
+                messages.success(request, _("Review closed."))
+                return redirect(reverse("admin:wallet_payment_changelist") + "?review=open")
+        return self._payment_form(
+            request,
+            form,
+            title=_("Payment #%(id)s of %(player)s: %(review)s")
+            % {"id": payment.pk, "player": payment.user, "review": payment.get_review_display()},
+            submit_label=_("Close the review"),
+        )
+
+    def _payment_form(self, request, form, *, title, submit_label) -> TemplateResponse:
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": title,
+            "submit_label": submit_label,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/staff_form.html", context)
 
 
 @admin.register(Withdrawal)

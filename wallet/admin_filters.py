@@ -91,3 +91,20 @@ def titled(list_filter: type[admin.FieldListFilter], title) -> type[admin.FieldL
             self.title = title
 
     return Titled
+
+
+class ReviewQueueFilter(admin.SimpleListFilter):
+    """Payments waiting for staff review (the queue), or every one ever put in it."""
+
+    title = _("staff review")
+    parameter_name = "review"
+
+    def lookups(self, request, model_admin):
+        return [("open", _("waiting for review")), ("any", _("ever queued"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "open":
+            return queryset.exclude(review="").filter(reviewed_at__isnull=True)
+        if self.value() == "any":
+            return queryset.exclude(review="")
+        return queryset

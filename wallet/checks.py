@@ -18,3 +18,17 @@ def payments_test_mode_off(app_configs, **kwargs) -> list[Warning]:
             )
         ]
     return []
+
+
+@register(Tags.security, deploy=True)
+def yookassa_senders_checked(app_configs, **kwargs) -> list[Warning]:
+    if settings.YOOKASSA_SHOP_ID and not settings.YOOKASSA_TRUSTED_SENDERS_ONLY:
+        return [
+            Warning(
+                "YOOKASSA_TRUSTED_SENDERS_ONLY is off: anyone may send YooKassa notifications "
+                "(each is still checked with YooKassa's API, at the cost of a request).",
+                hint="Turn it on, with TRUSTED_PROXY_COUNT right behind a reverse proxy.",
+                id="wallet.W002",
+            )
+        ]
+    return []

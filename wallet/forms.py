@@ -106,6 +106,27 @@ class WithdrawalDecisionForm(forms.Form):
     )
 
 
+class RefundForm(forms.Form):
+    """Staff refund some or all of a credited payment through its provider."""
+
+    amount = forms.DecimalField(
+        label=money_label(_("Amount")), min_value=Decimal("0.01"), max_digits=14, decimal_places=2
+    )
+    reason = forms.CharField(
+        label=_("Reason"), max_length=500, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    # A fresh key per rendered form: a double submit refunds only once.
+    request_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+
+class PaymentReviewForm(forms.Form):
+    """What staff did about a payment in the review queue."""
+
+    note = forms.CharField(
+        label=_("What was done"), max_length=500, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+
 class LimitsForm(forms.Form):
     """The player's own limits; an empty field means no limit."""
 

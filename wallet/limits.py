@@ -166,9 +166,10 @@ def check_identity(*, user, purpose: str, amount: int | None = None) -> None:
         raise IdentityNotVerified(identity.not_verified_message())
 
 
-def check_deposit(*, user, amount: int) -> None:
-    """Refuse a deposit during a break, beyond a deposit limit (open payments count), or above
-    the sum that needs a verified identity before it."""
+def check_deposit(*, user, amount: int, excluding: int | None = None) -> None:
+    """Refuse a deposit during a break, beyond a deposit limit (open payments count, but the
+    payment ``excluding``, the one being checked), or above the sum that needs a verified
+    identity before it."""
     now = timezone.now()
     check_not_on_break(user=user, now=now)
     check_identity(user=user, purpose="deposit", amount=amount)
@@ -176,15 +177,19 @@ def check_deposit(*, user, amount: int) -> None:
     if not limits:
         return
     since = {period: now - WINDOWS[period] for period in limits}
-    totals = Payment.objects.filter(
-        user_id=user.pk,
-        status__in=[*Payment.OPEN_STATUSES, Payment.Status.SUCCEEDED],
-        created_at__gt=min(since.values()),
-    ).aggregate(
-        **{
-            period: Coalesce(Sum("amount", filter=Q(created_at__gt=start)), 0)
-            for period, start in since.items()
-        }
+    totals = (
+        Payment.objects.filter(
+            user_id=user.pk,
+            status__in=[*Payment.OPEN_STATUSES, Payment.Status.SUCCEEDED],
+            created_at__gt=min(since.values()),
+        )
+        .exclude(pk=excluding)
+        .aggregate(
+            **{
+                period: Coalesce(Sum("amount", filter=Q(created_at__gt=start)), 0)
+                for period, start in since.items()
+            }
+        )
     )
     for period, limit in limits.items():
         if totals[period] + amount > limit:

@@ -128,6 +128,9 @@ class LedgerTransaction(models.Model):
         BONUS = "bonus", _("bonus from staff")
         # Play-money sites only (wallet.play_money): the daily free chips, from the house.
         CHIPS_TOP_UP = "chips_top_up", _("free chips")
+        # A deposit paid back through its provider, and its return if the provider refuses.
+        REFUND = "refund", _("refund")
+        REFUND_RETURN = "refund_return", _("refund returned")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     idempotency_key = models.CharField(_("idempotency key"), max_length=200, unique=True)
@@ -201,6 +204,13 @@ class Payment(models.Model):
 
     OPEN_STATUSES = (Status.CREATED, Status.PENDING)
 
+    class Review(models.TextChoices):
+        """Why staff must look at a payment the provider took money for."""
+
+        NONE = "", _("nothing to review")
+        LATE_OVER_LIMITS = "late_over_limits", _("credited late, past the player's limits")
+        NOT_CREDITED = "not_credited", _("paid at the provider, not credited")
+
     # Our id of the payment, sent to the provider and echoed in its notifications.
     reference = models.UUIDField(_("reference"), default=uuid.uuid4, unique=True, editable=False)
     user = models.ForeignKey(
@@ -210,8 +220,12 @@ class Payment(models.Model):
         related_name="payments",
     )
     provider = models.CharField(_("payment provider"), max_length=32)
-    # Known once the provider notifies; "" until then.
+    # Known once the provider notifies, or from the start where the provider names it then.
     provider_payment_id = models.CharField(_("provider's payment id"), max_length=200, blank=True)
+    # How the player paid, as the provider reports it: its method ("bank_card", "sbp", ...)
+    # and, for a card, its last four digits. Statements name the deposit by them.
+    payment_method = models.CharField(_("payment method"), max_length=32, blank=True)
+    card_last4 = models.CharField(_("card's last four digits"), max_length=4, blank=True)
     amount = models.BigIntegerField(_("amount"))
     currency = models.CharField(_("currency"), max_length=3, default=default_currency)
     status = models.CharField(
@@ -229,6 +243,18 @@ class Payment(models.Model):
         on_delete=models.PROTECT,
         related_name="payment",
     )
+    review = models.CharField(
+        _("for staff review"), max_length=16, choices=Review.choices, blank=True, default=""
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("reviewed by"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    reviewed_at = models.DateTimeField(_("reviewed"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("payment")
@@ -247,10 +273,82 @@ class Payment(models.Model):
                 name="wallet_payment_credited_iff_succeeded",
             ),
         ]
-        indexes = [models.Index(fields=["status", "expires_at"], name="wallet_payment_open")]
+        indexes = [
+            models.Index(fields=["status", "expires_at"], name="wallet_payment_open"),
+            models.Index(
+                fields=["id"],
+                condition=~Q(review="") & Q(reviewed_at__isnull=True),
+                name="wallet_payment_review_queue",
+            ),
+        ]
+        permissions = [("refund_payment", _("Can refund payments and close their reviews"))]
 
     def __str__(self) -> str:
         return f"{self.provider} {self.reference}"
+
+
+class Refund(models.Model):
+    """Money of a succeeded payment paid back to the player through its provider.
+
+    The amount leaves the player's wallet when staff ask for the refund; if the provider
+    refuses it, the amount returns to the wallet.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", pgettext_lazy("refund", "pending")
+        SUCCEEDED = "succeeded", pgettext_lazy("refund", "refunded")
+        FAILED = "failed", pgettext_lazy("refund", "refused by the provider")
+
+    # Our id of the refund, the provider's idempotence key.
+    reference = models.UUIDField(_("reference"), default=uuid.uuid4, unique=True, editable=False)
+    payment = models.ForeignKey(
+        Payment, verbose_name=_("payment"), on_delete=models.PROTECT, related_name="refunds"
+    )
+    amount = models.BigIntegerField(_("amount"))
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.PENDING
+    )
+    provider_refund_id = models.CharField(_("provider's refund id"), max_length=200, blank=True)
+    reason = models.TextField(_("reason"))
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("requested by"),
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    updated_at = models.DateTimeField(_("updated"), default=timezone.now)
+    transaction = models.OneToOneField(
+        LedgerTransaction,
+        verbose_name=_("transaction"),
+        on_delete=models.PROTECT,
+        related_name="refund",
+    )
+    return_transaction = models.OneToOneField(
+        LedgerTransaction,
+        verbose_name=_("return transaction"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="refund_returned",
+    )
+
+    class Meta:
+        verbose_name = _("refund")
+        verbose_name_plural = _("refunds")
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_refund_positive"),
+            models.CheckConstraint(
+                condition=Q(status="failed", return_transaction__isnull=False)
+                | (~Q(status="failed") & Q(return_transaction__isnull=True)),
+                name="wallet_refund_returned_iff_failed",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "id"], name="wallet_refund_pending")]
+
+    def __str__(self) -> str:
+        return f"{self.payment} −{self.amount}"
 
 
 class Withdrawal(models.Model):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils.module_loading import import_string
 
@@ -15,8 +15,10 @@ from wallet.models import (
     Entry,
     LedgerTransaction,
     Payment,
+    Refund,
     Withdrawal,
 )
+from wallet.statements import CASHIER_RELATIONS
 
 RECENT_ITEMS = 10
 
@@ -39,7 +41,7 @@ def user_statement(*, user) -> QuerySet[Entry]:
         return Entry.objects.none()
     return (
         Entry.objects.filter(account__kind=Account.Kind.USER, account__user_id=user.pk)
-        .select_related("transaction")
+        .select_related("transaction", *CASHIER_RELATIONS)
         .order_by("-id")
     )
 
@@ -89,6 +91,8 @@ def ledger_findings() -> LedgerReport:
         findings.append(f"account {account.pk} ({account}) is negative: {account.balance}")
     checked["payments"] = Payment.objects.count()
     findings += _payment_findings()
+    checked["refunds"] = Refund.objects.count()
+    findings += _refund_findings()
     checked["withdrawals"] = Withdrawal.objects.count()
     findings += _withdrawal_findings()
     # The apps that post money add their own audits (settings.LEDGER_AUDITS).
@@ -128,6 +132,49 @@ def _payment_findings() -> list[str]:
     ).order_by("pk")
     for pk in unpaid.values_list("pk", flat=True):
         findings.append(f"deposit transaction {pk} from a provider has no succeeded payment")
+    return findings
+
+
+def _player_moved(transaction_field: str) -> Coalesce:
+    """What the ledger transaction in a refund's ``transaction_field`` moved in its payment's
+    player's wallet (a subquery: two sums over joins would count each other's rows)."""
+    moved = (
+        Entry.objects.filter(
+            transaction_id=OuterRef(transaction_field),
+            account__user_id=OuterRef("payment__user_id"),
+        )
+        .values("transaction_id")
+        .annotate(total=Sum("amount"))
+        .values("total")
+    )
+    return Coalesce(Subquery(moved), 0)
+
+
+def _refund_findings() -> list[str]:
+    """Every refund took its amount from its payment's player (and a refused one gave it
+    back), and no payment is refunded beyond its amount."""
+    findings = []
+    refunds = Refund.objects.annotate(
+        taken=_player_moved("transaction_id"), given_back=_player_moved("return_transaction_id")
+    )
+    for refund in refunds.order_by("pk"):
+        expected_back = refund.amount if refund.status == Refund.Status.FAILED else 0
+        if (refund.taken, refund.given_back) != (-refund.amount, expected_back):
+            findings.append(
+                f"refund {refund.pk} of {refund.amount} ({refund.status}) took "
+                f"{-refund.taken} from its player and gave back {refund.given_back}"
+            )
+    over = (
+        Payment.objects.annotate(
+            refunded=Coalesce(
+                Sum("refunds__amount", filter=~Q(refunds__status=Refund.Status.FAILED)), 0
+            )
+        )
+        .filter(refunded__gt=F("amount"))
+        .order_by("pk")
+    )
+    for payment in over:
+        findings.append(f"payment {payment.pk} of {payment.amount} refunded {payment.refunded}")
     return findings
 
 

@@ -56,6 +56,11 @@ class InvalidCommand(WalletError):
     default_message = _("The money command is malformed.")
 
 
+class NotAllowed(WalletError):
+    code = "not_allowed"
+    default_message = _("You may not credit or debit wallets.")
+
+
 # --- public commands -------------------------------------------------------------------------
 
 
@@ -70,6 +75,33 @@ def deposit(
         movements={external_account(provider): -amount, user_account(user): amount},
         memo=memo,
         initiated_by=initiated_by,
+    )
+
+
+def refund(
+    *, user, amount: int, provider: str, idempotency_key: str, initiated_by, memo: str
+) -> LedgerTransaction:
+    """A deposit is paid back: the player's wallet -> the provider's external cash."""
+    _check_positive(amount)
+    return post(
+        kind=LedgerTransaction.Kind.REFUND,
+        idempotency_key=idempotency_key,
+        movements={user_account(user): -amount, external_account(provider): amount},
+        memo=memo,
+        initiated_by=initiated_by,
+    )
+
+
+def refund_return(
+    *, user, amount: int, provider: str, idempotency_key: str, memo: str
+) -> LedgerTransaction:
+    """The provider refused a refund: the amount goes back into the player's wallet."""
+    _check_positive(amount)
+    return post(
+        kind=LedgerTransaction.Kind.REFUND_RETURN,
+        idempotency_key=idempotency_key,
+        movements={external_account(provider): -amount, user_account(user): amount},
+        memo=memo,
     )
 
 
@@ -151,6 +183,15 @@ def stake_release(*, user, table_id: int, amount: int, idempotency_key: str) -> 
 STAFF_KINDS = (LedgerTransaction.Kind.ADJUSTMENT, LedgerTransaction.Kind.BONUS)
 
 
+def may_adjust(staff_user) -> bool:
+    """Whether ``staff_user`` may credit or debit players' wallets."""
+    return (
+        staff_user is not None
+        and staff_user.is_staff
+        and staff_user.has_perm("wallet.adjust_balance")
+    )
+
+
 def staff_adjust(
     *,
     user,
@@ -163,7 +204,8 @@ def staff_adjust(
     """A staff credit (amount > 0) or debit (amount < 0) of a player's wallet, against the house.
 
     Labelled as an adjustment or, for a credit, a bonus; never as a deposit, so the reports
-    keep money the player brought apart from money staff gave.
+    keep money the player brought apart from money staff gave. Needs the ``adjust_balance``
+    permission (``NotAllowed`` otherwise), whoever calls.
     """
     if type(amount) is not int or amount == 0:
         raise InvalidAmount(_("The amount must be a non-zero whole number of minor units."))
@@ -172,8 +214,8 @@ def staff_adjust(
     reason = (reason or "").strip()
     if not reason:
         raise InvalidCommand(_("A reason is required."))
-    if staff_user is None or not staff_user.is_staff:
-        raise InvalidCommand(_("Only staff may adjust a wallet."))
+    if not may_adjust(staff_user):
+        raise NotAllowed()
     with transaction.atomic():
         ledger_transaction = post(
             kind=kind,

@@ -6,13 +6,15 @@ ledger in two queries (the balance before the period, the period's entries).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from wallet.models import Account, Entry
+from wallet.models import Account, Entry, LedgerTransaction, Payment
+from wallet.payments import provider_label
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,66 @@ class Statement:
         return sum(line.amount for line in self.lines if line.amount < 0)
 
 
+# The ledger relations a cashier description reads; select them with the transactions.
+CASHIER_RELATIONS = (
+    "transaction__payment",
+    "transaction__refund__payment",
+    "transaction__refund_returned__payment",
+    "transaction__withdrawal_held",
+    "transaction__withdrawal_settled",
+)
+# A run of 8 or more digits, spaces or dashes allowed between them: a card or account number.
+NUMBER = re.compile(r"\d(?:[ -]?\d){7,}")
+CARD_DIGITS = range(13, 20)
+REFERENCE_MEMOS = (LedgerTransaction.Kind.DEPOSIT, LedgerTransaction.Kind.WITHDRAWAL)
+
+
+def _method(payment: Payment) -> str:
+    """How the player paid, in words: "card *1234", "SBP"; "" if unknown."""
+    if payment.card_last4:
+        return _("card *%(last4)s") % {"last4": payment.card_last4}
+    names = {"bank_card": _("bank card"), "sbp": _("SBP"), "yoo_money": _("YooMoney wallet")}
+    return str(names.get(payment.payment_method, ""))
+
+
+def _destination(payout_details: str) -> str:
+    """Where a withdrawal goes, from the details the player gave, with only the last four
+    digits of a card or account number."""
+    number = NUMBER.search(payout_details)
+    if number is None:
+        return _("Withdrawal")
+    digits = re.sub(r"\D", "", number.group())
+    if len(digits) in CARD_DIGITS:
+        return _("Withdrawal to card *%(last4)s") % {"last4": digits[-4:]}
+    return _("Withdrawal to account *%(last4)s") % {"last4": digits[-4:]}
+
+
+def cashier_description(transaction: LedgerTransaction) -> str:
+    """A deposit, refund or withdrawal in words, from the provider and payment method stored
+    with it ("Deposit via YooKassa, card *1234"); "" for other movements. Reads the relations
+    in ``CASHIER_RELATIONS``."""
+    kind = transaction.kind
+    if kind == LedgerTransaction.Kind.DEPOSIT and hasattr(transaction, "payment"):
+        payment = transaction.payment
+        words = _("Deposit via %(provider)s") % {"provider": provider_label(payment.provider)}
+        method = _method(payment)
+        return f"{words}, {method}" if method else words
+    if kind == LedgerTransaction.Kind.REFUND and hasattr(transaction, "refund"):
+        payment = transaction.refund.payment
+        words = _("Refund via %(provider)s") % {"provider": provider_label(payment.provider)}
+        method = _method(payment)
+        return f"{words}, {method}" if method else words
+    if kind == LedgerTransaction.Kind.REFUND_RETURN and hasattr(transaction, "refund_returned"):
+        payment = transaction.refund_returned.payment
+        return _("Refund refused by %(provider)s") % {"provider": provider_label(payment.provider)}
+    withdrawal = getattr(transaction, "withdrawal_held", None) or getattr(
+        transaction, "withdrawal_settled", None
+    )
+    if withdrawal is not None:
+        return _destination(withdrawal.payout_details)
+    return ""
+
+
 def _description(entry: Entry) -> str:
     transaction = entry.transaction
     parts = []
@@ -53,7 +115,11 @@ def _description(entry: Entry) -> str:
         parts.append(_("game #%(id)s") % {"id": transaction.game_id})
     elif transaction.table_id:
         parts.append(_("table #%(id)s") % {"id": transaction.table_id})
-    if transaction.memo:
+    cashier = cashier_description(transaction)
+    if cashier:
+        parts.append(cashier)
+    # A deposit's or payout's memo is a raw reference: the words above say it for people.
+    if transaction.memo and not (cashier and transaction.kind in REFERENCE_MEMOS):
         parts.append(transaction.memo)
     return ", ".join(parts)
 
@@ -72,7 +138,7 @@ def account_statement_for(*, account: Account, since: date, until: date) -> Stat
         Entry.objects.filter(
             account=account, transaction__created_at__gte=start, transaction__created_at__lt=end
         )
-        .select_related("transaction")
+        .select_related("transaction", *CASHIER_RELATIONS)
         .order_by("id")
     )
     return Statement(

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from wallet import deposits, withdrawals
+from wallet import deposits, refunds, withdrawals
 
 
 @shared_task(name="wallet.tasks.expire_payments", ignore_result=True)
 def expire_payments() -> int:
-    """Payments whose provider never confirmed them expire; late notifications are ignored."""
+    """Payments whose provider never confirmed them expire (a late confirmation still counts)."""
     return deposits.payments_expire()
+
+
+@shared_task(name="wallet.tasks.reconcile_payments", ignore_result=True)
+def reconcile_payments() -> int:
+    """Ask the providers about payments and refunds still waiting for them."""
+    return deposits.payments_reconcile() + refunds.refunds_resend()
 
 
 @shared_task(name="wallet.tasks.notify_withdrawal_paid", ignore_result=True)

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from durak_site.clients import client_of
 from durak_site.security import policy_for
 from wallet import deposits, limits, play_money, withdrawals
 from wallet.forms import BreakForm, DepositForm, LimitsForm, WithdrawalForm
@@ -27,6 +28,7 @@ from wallet.selectors import (
     user_statement,
 )
 from wallet.services import WalletError
+from wallet.statements import cashier_description
 
 ENTRIES_PER_PAGE = 25
 # Ledger kinds whose memo is written for the player (a staff reason, a rejection reason).
@@ -56,6 +58,8 @@ def wallet(request: HttpRequest) -> HttpResponse:
         request.GET.get("page")
     )
     balance = user_balance(user=request.user)
+    for entry in page.object_list:
+        entry.cashier = cashier_description(entry.transaction)
     return render(
         request,
         "wallet/wallet.html",
@@ -137,7 +141,10 @@ def deposit_status(request: HttpRequest, reference) -> HttpResponse:
 @require_POST
 def payment_notify(request: HttpRequest, provider_code: str) -> HttpResponse:
     return deposits.notification_receive(
-        provider_code=provider_code, body=request.body, headers=request.headers
+        provider_code=provider_code,
+        body=request.body,
+        headers=request.headers,
+        sender=client_of(request).address,
     )
 
 

@@ -50,6 +50,25 @@ def test_check_deploy_refuses_the_test_payment_provider_in_production():
     assert "wallet.W001" in result.stdout + result.stderr
 
 
+def test_check_deploy_warns_when_anyone_may_send_yookassa_notifications():
+    yookassa = {"YOOKASSA_SHOP_ID": "466593", "YOOKASSA_SECRET_KEY": "live_x"}
+    assert (
+        _manage(
+            "check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV | yookassa
+        ).returncode
+        == 0
+    )
+    result = _manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        env=PRODUCTION_ENV | yookassa | {"YOOKASSA_TRUSTED_SENDERS_ONLY": "0"},
+    )
+    assert result.returncode != 0
+    assert "wallet.W002" in result.stdout + result.stderr
+
+
 def _database_options(env) -> str:
     read = "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS'])"
     result = subprocess.run(

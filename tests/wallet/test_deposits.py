@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
-from datetime import timedelta
 from io import StringIO
 from urllib.parse import parse_qs, urlsplit
 
@@ -13,9 +13,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 from django.test import override_settings
+from django.urls import reverse
 from django.utils import timezone
 
-from wallet import deposits, selectors, tasks
+from durak_site.audit.models import StaffAction
+from wallet import deposits, limits, selectors, tasks
 from wallet.models import Account, LedgerTransaction, Payment
 from wallet.payments.test_provider import TestProvider
 from wallet.payments.webhook import SIGNATURE_HEADER, sign
@@ -219,28 +221,15 @@ def test_a_wrong_amount_or_currency_fails_the_payment_without_credit(
     assert response.json() == {"result": "amount_mismatch"}
     payment.refresh_from_db()
     assert (payment.status, payment.failure_reason) == (Payment.Status.FAILED, reason)
+    # The provider took money that is not credited: staff must look at it.
+    assert payment.review == Payment.Review.NOT_CREDITED
     assert selectors.user_balance(user=player) == 0
     # A correct notification after the refusal changes nothing either.
     assert notify(client, body_for(payment)).json() == {"result": "ignored_failed"}
     assert selectors.user_balance(user=player) == 0
 
 
-def test_a_notification_after_expiry_is_ignored(client, make_user):
-    player = make_user()
-    payment = start(player).payment
-    Payment.objects.filter(pk=payment.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
-
-    response = notify(client, body_for(payment))
-
-    assert response.json() == {"result": "late"}
-    payment.refresh_from_db()
-    assert payment.status == Payment.Status.EXPIRED
-    assert selectors.user_balance(user=player) == 0
-
-
-def test_the_sweeper_expires_unconfirmed_payments_and_later_notifications_are_ignored(
-    client, make_user
-):
+def test_a_payment_confirmed_after_expiry_is_credited(client, make_user):
     player = make_user()
     overdue, fresh = start(player).payment, start(player).payment
     Payment.objects.filter(pk=overdue.pk).update(expires_at=timezone.now())
@@ -249,8 +238,49 @@ def test_the_sweeper_expires_unconfirmed_payments_and_later_notifications_are_ig
 
     assert Payment.objects.get(pk=overdue.pk).status == Payment.Status.EXPIRED
     assert Payment.objects.get(pk=fresh.pk).status == Payment.Status.PENDING
-    assert notify(client, body_for(overdue)).json() == {"result": "ignored_expired"}
-    assert selectors.user_balance(user=player) == 0
+    assert notify(client, body_for(overdue)).json() == {"result": "credited_late"}
+    overdue.refresh_from_db()
+    assert (overdue.status, overdue.review) == (Payment.Status.SUCCEEDED, "")
+    assert selectors.user_balance(user=player) == 500_00
+
+
+def test_a_late_payment_past_the_players_limits_is_credited_and_queued_for_staff(
+    client, make_user, staff, caplog
+):
+    player = make_user()
+    late = start(player).payment
+    Payment.objects.filter(pk=late.pk).update(expires_at=timezone.now())
+    tasks.expire_payments()
+    limits.break_start(user=player, length="24h")
+
+    with caplog.at_level(logging.ERROR, logger="wallet.deposits"):
+        response = notify(client, body_for(late))
+
+    assert response.json() == {"result": "credited_late_for_review"}
+    late.refresh_from_db()
+    assert late.status == Payment.Status.SUCCEEDED
+    assert late.review == Payment.Review.LATE_OVER_LIMITS
+    assert selectors.user_balance(user=player) == 500_00  # the provider took it: it is his
+    [alert] = [record for record in caplog.records if record.levelno == logging.ERROR]
+    assert str(late.reference) in alert.getMessage()
+    assert "break" in alert.getMessage()
+    # The queue in the admin, and closing the review there, recorded in the audit trail.
+    client.force_login(staff)
+    queue = client.get(reverse("admin:wallet_payment_changelist") + "?review=open")
+    assert str(late.reference) in queue.text or f">{late.pk}<" in queue.text
+    review = reverse("admin:wallet_payment_review", args=[late.pk])
+    assert client.post(review, {"note": ""}).status_code == 200
+    assert client.post(review, {"note": "Called him; he keeps it"}).status_code == 302
+    late.refresh_from_db()
+    assert (late.reviewed_by, late.reviewed_at is not None) == (staff, True)
+    action = StaffAction.objects.get(action="wallet.payment_review")
+    assert (action.reason, action.player) == ("Called him; he keeps it", player)
+    assert (
+        client.get(reverse("admin:wallet_payment_changelist") + "?review=open")
+        .context["cl"]
+        .result_count
+        == 0
+    )
 
 
 def test_a_declined_payment_fails(client, make_user):

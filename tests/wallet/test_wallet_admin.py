@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from durak_site.audit.models import StaffAction
@@ -126,21 +127,27 @@ def test_adjustment_needs_the_permission(client, make_user, ledger):
     assert client.get(ADJUST).status_code == 403
 
 
-def test_staff_adjust_service_refuses_without_reason_or_staff(make_user, staff):
+def test_staff_adjust_service_refuses_without_reason_or_permission(make_user, staff):
     player = make_user(balance=100)
+    clerk = make_user(is_staff=True)
     with pytest.raises(services.InvalidCommand):
         services.staff_adjust(
             user=player, amount=5, reason=" ", staff_user=staff, idempotency_key="a"
         )
-    with pytest.raises(services.InvalidCommand):
-        services.staff_adjust(
-            user=player, amount=5, reason="x", staff_user=player, idempotency_key="a"
-        )
+    for unauthorised in (player, clerk, None):
+        with pytest.raises(services.NotAllowed):
+            services.staff_adjust(
+                user=player, amount=5, reason="x", staff_user=unauthorised, idempotency_key="a"
+            )
     with pytest.raises(services.InvalidAmount):
         services.staff_adjust(
             user=player, amount=0, reason="x", staff_user=staff, idempotency_key="a"
         )
     assert selectors.user_balance(user=player) == 100
+    clerk.user_permissions.add(Permission.objects.get(codename="adjust_balance"))
+    clerk = type(clerk).objects.get(pk=clerk.pk)  # permissions are cached on the instance
+    services.staff_adjust(user=player, amount=5, reason="x", staff_user=clerk, idempotency_key="a")
+    assert selectors.user_balance(user=player) == 105
 
 
 def test_changelists_render_their_filters_and_apply_them(staff_client, ledger):

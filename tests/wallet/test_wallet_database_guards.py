@@ -99,3 +99,90 @@ def test_user_wallet_can_never_go_negative(posted):
         _execute("UPDATE wallet_account SET balance = -1 WHERE id = %s", [account.pk])
     account.refresh_from_db()
     assert account.balance == 600
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # A balance moved without an entry.
+        "UPDATE wallet_account SET balance = balance + 100 WHERE id = %(wallet)s",
+        # Money moved between two accounts without entries: both stay non-negative and the sum
+        # of all balances is unchanged, so only the entries can tell.
+        "UPDATE wallet_account SET balance = balance + CASE id WHEN %(wallet)s THEN 100"
+        " ELSE -100 END WHERE id IN (%(wallet)s, %(bank)s)",
+    ],
+)
+def test_a_balance_cannot_move_without_its_entries(posted, sql):
+    wallet = posted.entries.get(account__kind=Account.Kind.USER).account
+    bank = posted.entries.get(account__kind=Account.Kind.TABLE_BANK).account
+    with pytest.raises(IntegrityError, match="entries end at"):
+        _execute(sql, {"wallet": wallet.pk, "bank": bank.pk})
+    wallet.refresh_from_db()
+    assert wallet.balance == 600
+
+
+def test_an_account_cannot_be_created_with_money(make_user):
+    user = make_user()
+    with pytest.raises(IntegrityError, match="entries end at"):
+        _execute(
+            "INSERT INTO wallet_account (kind, currency, balance, user_id, provider, created_at)"
+            " VALUES ('user', 'RUB', 5000, %s, '', now())",
+            [user.pk],
+        )
+    assert not Account.objects.filter(user=user).exists()
+
+
+def test_a_balanced_transaction_must_continue_each_accounts_balances(posted):
+    """Entries that add up to zero, with balances set to match, but one ``balance_after`` is
+    not its account's previous one plus the amount."""
+    wallet = posted.entries.get(account__kind=Account.Kind.USER).account
+    bank = posted.entries.get(account__kind=Account.Kind.TABLE_BANK).account
+    with (
+        pytest.raises(IntegrityError, match="is not 600 plus -100"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(
+            "INSERT INTO wallet_ledgertransaction (kind, idempotency_key, fingerprint, memo,"
+            " created_at) VALUES ('adjustment', 'forged', '', '', now()) RETURNING id"
+        )
+        forged_id = cursor.fetchone()[0]
+        cursor.execute(
+            "INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after)"
+            " VALUES (%s, %s, -100, 900), (%s, %s, 100, 500)",
+            [forged_id, wallet.pk, forged_id, bank.pk],
+        )
+        cursor.execute("UPDATE wallet_account SET balance = 900 WHERE id = %s", [wallet.pk])
+        cursor.execute("UPDATE wallet_account SET balance = 500 WHERE id = %s", [bank.pk])
+    wallet.refresh_from_db()
+    assert wallet.balance == 600
+    assert not LedgerTransaction.objects.filter(idempotency_key="forged").exists()
+
+
+def test_every_column_but_the_balance_is_fixed(posted):
+    """Not a list of columns in the trigger: every column, including ones added later."""
+    account = posted.entries.get(account__kind=Account.Kind.USER).account
+    changes = {
+        "id": "id + 1000000",
+        "kind": "'house'",
+        "currency": "'EUR'",
+        "user_id": "NULL",
+        "table_id": "7",
+        "provider": "'elsewhere'",
+        "created_at": "created_at - interval '1 day'",
+    }
+    columns = {field.column for field in Account._meta.concrete_fields}
+    assert columns - {"balance"} == set(changes)
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE wallet_account ADD COLUMN note text")
+    try:
+        for column, value in [*changes.items(), ("note", "'rewritten'")]:
+            with pytest.raises(IntegrityError, match="only the balance"):
+                _execute(
+                    f"UPDATE wallet_account SET {column} = {value} WHERE id = %s", [account.pk]
+                )
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE wallet_account DROP COLUMN note")
+    account.refresh_from_db()
+    assert account.kind == Account.Kind.USER and account.balance == 600

@@ -22,11 +22,11 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from wallet.models import Payment
-from wallet.payments import InvalidNotification, Notification
+from wallet.payments import InvalidNotification, Notification, State
 
 SIGNATURE_HEADER = "X-Signature"
 NOTIFICATION_FIELDS = {"reference", "payment_id", "status", "amount", "currency"}
-STATUSES = {"succeeded": True, "failed": False}
+STATUSES = {"succeeded": State.SUCCEEDED, "failed": State.FAILED}
 MAX_BODY_BYTES = 4096
 MAX_PAYMENT_ID_LENGTH = Payment._meta.get_field("provider_payment_id").max_length
 CURRENCY_CODE = re.compile(r"[A-Z]{3}")
@@ -64,7 +64,9 @@ class SignedWebhookProvider:
         url = urlsplit(settings.PAYMENTS_WEBHOOK_CHECKOUT_URL)
         return f"{url.scheme}://{url.netloc}"
 
-    def read_notification(self, *, body: bytes, headers: Mapping[str, str]) -> Notification:
+    def read_notification(
+        self, *, body: bytes, headers: Mapping[str, str], sender: str | None = None
+    ) -> Notification:
         if len(body) > MAX_BODY_BYTES:
             raise InvalidNotification("body too large")
         expected = sign(self.secret, body)
@@ -98,7 +100,7 @@ class SignedWebhookProvider:
         return Notification(
             reference=reference,
             provider_payment_id=payment_id,
-            succeeded=STATUSES[data["status"]],
+            state=STATUSES[data["status"]],
             amount=amount,
             currency=currency,
         )

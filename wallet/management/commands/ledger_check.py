@@ -9,8 +9,9 @@ class Command(BaseCommand):
     help = (
         "Audit the ledger: balanced transactions, cached balances, no negative wallet, "
         "every finished game settled exactly once, every table bank holding exactly the stakes of "
-        "its seated players, every succeeded payment credited once, the pending withdrawals "
-        "account holding exactly the pending requests. Exits non-zero on any finding."
+        "its seated players, every succeeded payment credited once, every refund taken once, "
+        "the pending withdrawals account holding exactly the pending requests. Exits non-zero "
+        "on any finding."
     )
 
     def handle(self, *args, **options) -> None:
