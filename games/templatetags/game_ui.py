@@ -272,7 +272,7 @@ def playing_card(code: str, size: str = "small") -> SafeString:
 @register.filter
 def percent(share: float) -> str:
     """A share of one as whole percent: 0.625 -> "62 %"."""
-    return f"{round(share * 100)} %"
+    return f"{round(share * 100)}\u00a0%"
 
 
 def _words(text: str, **parts: SafeString) -> SafeString:
