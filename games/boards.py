@@ -28,6 +28,14 @@ def _roles(seat: int, board: dict[str, Any]) -> str:
     return ""
 
 
+def _your_role(seat: int, board: dict[str, Any]) -> str:
+    if seat == board["defender"]:
+        return _("you take") if board["taking"] else _("you defend")
+    if seat == board["attacker"]:
+        return _("you attack")
+    return ""
+
+
 def analysis_board(board: dict[str, Any], names: list[str]) -> dict[str, Any]:
     """A seat's view of the board: his own hand face up, the others' as counts."""
     me = board["seat"]
@@ -64,7 +72,7 @@ def puzzle_board(puzzle: Puzzle) -> dict[str, Any]:
                 "me": seat == puzzle.seat,
                 "cards": sorted_hand(hand, state["trump"]),
                 "count": len(hand),
-                "role": _roles(seat, state),
+                "role": _your_role(seat, state) if seat == puzzle.seat else _roles(seat, state),
             }
         )
     rows.sort(key=lambda row: row["me"])  # the opponent above, as at the table

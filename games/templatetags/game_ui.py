@@ -28,16 +28,9 @@ def _plural(singular: str, plural: str) -> dict[str, str]:
     return {category: ngettext(singular, plural, n) for category, n in PLURAL_SAMPLES.items()}
 
 
-def _strings() -> dict[str, str]:
-    """Every text the scripts show, translated into the active language."""
-    strings = {
-        # cards
-        "rank_J": _("J"),
-        "rank_Q": _("Q"),
-        "rank_K": _("K"),
-        "rank_A": _("A"),
-        # spoken card names for screen readers: "queen of spades" / "дама пик"
-        "card_name": _("%(rank)s of %(suit)s"),
+def _card_names() -> dict[str, str]:
+    """Spoken names of ranks and suits for screen readers: "queen of spades" / "дама пик"."""
+    return {
         "rank_name_6": pgettext("card rank", "six"),
         "rank_name_7": pgettext("card rank", "seven"),
         "rank_name_8": pgettext("card rank", "eight"),
@@ -51,6 +44,19 @@ def _strings() -> dict[str, str]:
         "suit_name_C": pgettext("card suit", "clubs"),
         "suit_name_D": pgettext("card suit", "diamonds"),
         "suit_name_H": pgettext("card suit", "hearts"),
+    }
+
+
+def _strings() -> dict[str, str]:
+    """Every text the scripts show, translated into the active language."""
+    strings = {
+        # cards
+        "rank_J": _("J"),
+        "rank_Q": _("Q"),
+        "rank_K": _("K"),
+        "rank_A": _("A"),
+        "card_name": _("%(rank)s of %(suit)s"),
+        **_card_names(),
         # the post-game analysis
         "analysis_progress": _("Analysed %(done)s of %(total)s decisions…"),
         # table information
@@ -244,6 +250,11 @@ def rating_chart(history: list[int]) -> SafeString:
 
 
 @register.filter
+def suit_symbol(suit: str) -> str:
+    return SUIT_SYMBOLS.get(suit, suit)
+
+
+@register.filter
 def playing_card(code: str, size: str = "small") -> SafeString:
     """A face-up card as the table draws it (static/js/cards.js ``cardElement``)."""
     rank, suit = code[0], code[1]
@@ -255,13 +266,17 @@ def playing_card(code: str, size: str = "small") -> SafeString:
         else format_html('<span class="pip">{}</span>', symbol)
     )
     corner = format_html('<span><span>{}</span><span class="suit">{}</span></span>', label, symbol)
+    names = _card_names()
+    spoken = _("%(rank)s of %(suit)s") % {
+        "rank": names[f"rank_name_{rank}"],
+        "suit": names[f"suit_name_{suit}"],
+    }
     return format_html(
-        '<div class="pcard {}{}" role="img" aria-label="{}{}" data-card="{}">'
+        '<div class="pcard {}{}" role="img" aria-label="{}" data-card="{}">'
         '<span class="corner top">{}</span>{}<span class="corner bottom">{}</span></div>',
         size,
         " red" if suit in "DH" else "",
-        label,
-        symbol,
+        spoken,
         code,
         corner,
         pip,

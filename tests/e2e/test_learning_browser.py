@@ -1,5 +1,6 @@
 """Learning in real Chromium: a post-game analysis queued by the first visit fills the page in
-when the worker is done, and solving a puzzle moves the player's puzzle rating."""
+when the worker is done, and solving a puzzle moves the player's puzzle rating; the day's
+puzzle is on the home page."""
 
 from __future__ import annotations
 
@@ -55,3 +56,6 @@ def test_the_analysis_fills_in_when_ready_and_a_solved_puzzle_moves_the_rating(
     expect(page.get_by_test_id("puzzle-result")).to_contain_text("Решено!")
     assert int(rating.text_content()) > before
     screenshot(page, "puzzle-solved-phone")
+    page.goto(f"{live_url}/")
+    expect(page.get_by_test_id("daily-puzzle")).to_be_visible()
+    screenshot(page, "home-daily-puzzle-phone")
