@@ -59,11 +59,13 @@ def analysis_request(*, game: Game, user) -> GameAnalysis:
 
 
 def analysis_run(*, analysis_id: int) -> bool:
-    """Judge the decisions of a queued analysis and keep them; False if it was not queued
-    (already taken by another run, or done)."""
-    claimed = GameAnalysis.objects.filter(pk=analysis_id, status=GameAnalysis.Status.QUEUED).update(
-        status=GameAnalysis.Status.RUNNING
-    )
+    """Judge the decisions of an analysis and keep them; False if it is done or failed.
+
+    A running one is run again: its task comes back only when the worker that held it died
+    (or after the broker's visibility timeout, far beyond an analysis's budget)."""
+    claimed = GameAnalysis.objects.filter(
+        pk=analysis_id, status__in=[GameAnalysis.Status.QUEUED, GameAnalysis.Status.RUNNING]
+    ).update(status=GameAnalysis.Status.RUNNING)
     if not claimed:
         return False
     analysis = GameAnalysis.objects.select_related("game").get(pk=analysis_id)
