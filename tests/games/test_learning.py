@@ -83,6 +83,14 @@ def test_the_first_request_queues_the_analysis_once_and_its_run_fills_it_in(
     assert 'data-testid="analysis-chart"' in filled
     assert filled.count('data-testid="costly-move"') == len(analysis.costliest)
 
+    # A failed analysis is queued again by the next visit.
+    GameAnalysis.objects.filter(pk=analysis.pk).update(status=GameAnalysis.Status.FAILED)
+    with django_capture_on_commit_callbacks() as callbacks:
+        retried = client.get(page).content.decode()
+    assert 'data-testid="analysis-wait"' in retried
+    assert AnalysisRun(analysis.pk) in callbacks
+    assert client.get(progress).json()["status"] == "queued"
+
 
 def _puzzle_game() -> tuple[Game, list]:
     """A finished game whose endgame gave a puzzle (few games need searching for one)."""
@@ -154,6 +162,8 @@ def test_a_try_moves_the_puzzle_rating_once_and_bad_moves_change_nothing(client)
 
 def test_the_daily_puzzle_is_on_the_home_page(client):
     assert 'data-testid="daily-puzzle"' not in client.get("/").content.decode()
+    client.force_login(create_player())
+    assert 'data-testid="no-puzzle"' in client.get(reverse("puzzles")).content.decode()
     _puzzle_game()
     home = client.get("/").content.decode()
     assert 'data-testid="daily-puzzle"' in home
