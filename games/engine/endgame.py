@@ -9,6 +9,7 @@ on that line, so each is solved once.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,19 +33,11 @@ def is_endgame(game: Game) -> bool:
     return not game.finished and game.talon_size == 0 and len(game.still_in) == 2
 
 
-def position_key(game: Game) -> tuple:
-    """What decides the rest of the game (the bout counter and the discard do not)."""
+def position_key(game: Game) -> str:
+    """What decides the rest of the game: the whole state but the bout counter and the seed."""
     state = game.to_dict()
-    return (
-        tuple(tuple(hand) for hand in state["hands"]),
-        state["attacker"],
-        state["defender"],
-        tuple((pair["attack"], pair["defense"]) for pair in state["table"]),
-        state["taking"],
-        tuple(state["passed"]),
-        tuple(state["out"]),
-        state["first_bout"],
-    )
+    del state["bouts"], state["seed"]
+    return json.dumps(state, sort_keys=True)
 
 
 class Solver:
@@ -53,8 +46,8 @@ class Solver:
     def __init__(self, node_limit: int = NODE_LIMIT) -> None:
         self.node_limit = node_limit
         self.nodes = 0
-        self._known: dict[tuple, int] = {}
-        self._line: set[tuple] = set()
+        self._known: dict[str, int] = {}
+        self._line: set[str] = set()
 
     def outcome(self, game: Game) -> int:
         """LOSS, DRAW or WIN for the lower seat left, with perfect play from `game`."""
