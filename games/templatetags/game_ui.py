@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from django import template
-from django.utils import timezone
-from django.utils.html import conditional_escape, format_html, format_html_join, json_script
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.html import format_html, json_script
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
-from games import boards, services
 from games.consumers import PROTOCOL_ERRORS
 from games.errors import ERROR_MESSAGES
 from games.nicknames import bot_words_shown, nickname_shown
@@ -28,9 +26,16 @@ def _plural(singular: str, plural: str) -> dict[str, str]:
     return {category: ngettext(singular, plural, n) for category, n in PLURAL_SAMPLES.items()}
 
 
-def _card_names() -> dict[str, str]:
-    """Spoken names of ranks and suits for screen readers: "queen of spades" / "дама пик"."""
-    return {
+def _strings() -> dict[str, str]:
+    """Every text the scripts show, translated into the active language."""
+    strings = {
+        # cards
+        "rank_J": _("J"),
+        "rank_Q": _("Q"),
+        "rank_K": _("K"),
+        "rank_A": _("A"),
+        # spoken card names for screen readers: "queen of spades" / "дама пик"
+        "card_name": _("%(rank)s of %(suit)s"),
         "rank_name_6": pgettext("card rank", "six"),
         "rank_name_7": pgettext("card rank", "seven"),
         "rank_name_8": pgettext("card rank", "eight"),
@@ -44,19 +49,6 @@ def _card_names() -> dict[str, str]:
         "suit_name_C": pgettext("card suit", "clubs"),
         "suit_name_D": pgettext("card suit", "diamonds"),
         "suit_name_H": pgettext("card suit", "hearts"),
-    }
-
-
-def _strings() -> dict[str, str]:
-    """Every text the scripts show, translated into the active language."""
-    strings = {
-        # cards
-        "rank_J": _("J"),
-        "rank_Q": _("Q"),
-        "rank_K": _("K"),
-        "rank_A": _("A"),
-        "card_name": _("%(rank)s of %(suit)s"),
-        **_card_names(),
         # the post-game analysis
         "analysis_progress": _("Analysed %(done)s of %(total)s decisions…"),
         # table information
@@ -247,73 +239,3 @@ def rating_chart(history: list[int]) -> SafeString:
         label,
         points,
     )
-
-
-@register.filter
-def suit_symbol(suit: str) -> str:
-    return SUIT_SYMBOLS.get(suit, suit)
-
-
-@register.filter
-def playing_card(code: str, size: str = "small") -> SafeString:
-    """A face-up card as the table draws it (static/js/cards.js ``cardElement``)."""
-    rank, suit = code[0], code[1]
-    label = {"T": "10", "J": _("J"), "Q": _("Q"), "K": _("K"), "A": _("A")}.get(rank, rank)
-    symbol = SUIT_SYMBOLS[suit]
-    pip = (
-        format_html('<span class="pip face"><span>{}</span></span>', symbol)
-        if rank in "JQK"
-        else format_html('<span class="pip">{}</span>', symbol)
-    )
-    corner = format_html('<span><span>{}</span><span class="suit">{}</span></span>', label, symbol)
-    names = _card_names()
-    spoken = _("%(rank)s of %(suit)s") % {
-        "rank": names[f"rank_name_{rank}"],
-        "suit": names[f"suit_name_{suit}"],
-    }
-    return format_html(
-        '<div class="pcard {}{}" role="img" aria-label="{}" data-card="{}">'
-        '<span class="corner top">{}</span>{}<span class="corner bottom">{}</span></div>',
-        size,
-        " red" if suit in "DH" else "",
-        spoken,
-        code,
-        corner,
-        pip,
-        corner,
-    )
-
-
-@register.filter
-def percent(share: float) -> str:
-    """A share of one as whole percent: 0.625 -> "62 %"."""
-    return f"{round(share * 100)}\u00a0%"
-
-
-def _words(text: str, **parts: SafeString) -> SafeString:
-    """A translated text with %(name)s places filled with markup."""
-    return mark_safe(conditional_escape(text) % parts)  # noqa: S308 - the text is escaped
-
-
-@register.filter
-def move_text(action: dict) -> SafeString:
-    """A move in words with its cards: «бить 7♠ картой 9♠», «взять»."""
-    kind = action.get("type")
-    if kind == "defend":
-        return _words(
-            _("beat %(attack)s with %(card)s"),
-            attack=card(action["attack"]),
-            card=card(action["card"]),
-        )
-    if kind in ("attack", "transfer"):
-        cards = format_html_join(" ", "{}", ((card(code),) for code in action["cards"]))
-        text = _("play %(cards)s") if kind == "attack" else _("transfer with %(cards)s")
-        return _words(text, cards=cards)
-    return format_html("{}", _("take") if kind == "take" else _("pass / beaten off"))
-
-
-@register.inclusion_tag("games/_daily_puzzle.html")
-def daily_puzzle() -> dict:
-    """The day's puzzle for the home page, with its board."""
-    puzzle = services.puzzle_daily(day=timezone.localdate())
-    return {"puzzle": puzzle, "board": boards.puzzle_board(puzzle) if puzzle else None}
