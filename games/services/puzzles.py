@@ -21,8 +21,7 @@ from games.models import Game, Puzzle, PuzzleAttempt, PuzzleRating, PuzzleScan
 from games.rating import MODEL, display_rating, rated_puzzle
 from games.replay import replay_game
 
-# A game gives at most this many puzzles (its earliest, with the most cards); and one search
-# takes at most this many games.
+# A game gives at most this many puzzles; and one search takes at most this many games.
 PUZZLES_PER_GAME = 2
 GAMES_PER_SEARCH = 20
 
@@ -42,8 +41,9 @@ def puzzles_find(*, game: Game) -> int:
         puzzle = endgame_puzzle(snapshot, solver)
         if puzzle is not None:
             found.append((version, puzzle))
-            if len(found) == PUZZLES_PER_GAME:
-                break
+    # The ones with the most moves to choose from are the least obvious.
+    found.sort(key=lambda item: (-item[1].moves, item[0]))
+    del found[PUZZLES_PER_GAME:]
     try:
         with transaction.atomic():
             PuzzleScan.objects.create(game=game, found=len(found))
