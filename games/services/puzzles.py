@@ -65,9 +65,13 @@ def puzzles_find(*, game: Game) -> int:
 
 
 def puzzles_find_new(*, limit: int = GAMES_PER_SEARCH) -> int:
-    """Search the latest finished games not searched yet; the number of puzzles found."""
+    """Search the latest finished games not searched yet; the number of puzzles found. Games
+    at private tables stay private."""
     games = Game.objects.filter(
-        status=Game.Status.FINISHED, stalemate=False, puzzle_scan__isnull=True
+        status=Game.Status.FINISHED,
+        stalemate=False,
+        table__private=False,
+        puzzle_scan__isnull=True,
     ).order_by("-finished_at")[:limit]
     return sum(puzzles_find(game=game) for game in games)
 

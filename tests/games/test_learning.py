@@ -10,7 +10,15 @@ from games import services
 from games.effects import AnalysisRun
 from games.engine import Game as EngineGame
 from games.engine.endgame import Solver, endgame_puzzle
-from games.models import Game, GameAnalysis, Puzzle, PuzzleAttempt, PuzzleRating, PuzzleScan
+from games.models import (
+    Game,
+    GameAnalysis,
+    Puzzle,
+    PuzzleAttempt,
+    PuzzleRating,
+    PuzzleScan,
+    Table,
+)
 from games.rating import MODEL, display_rating
 from games.replay import replay_game
 from games.services import GameError
@@ -173,3 +181,16 @@ def test_the_daily_puzzle_is_on_the_home_page(client):
     assert 'data-testid="daily-puzzle"' in home
     daily = services.puzzle_daily(day=timezone.localdate())
     assert reverse("puzzle_detail", args=[daily.pk]) in home
+
+
+def test_the_periodic_search_takes_each_public_finished_game_once():
+    public = play_out(*seated_game(2))
+    private = play_out(*seated_game(2))
+    Table.objects.filter(pk=private.table_id).update(private=True, invite_code="secret")
+    playing, _users = seated_game(2)
+    found = services.puzzles_find_new()
+    assert list(PuzzleScan.objects.values_list("game_id", flat=True)) == [public.pk]
+    assert found == Puzzle.objects.filter(game=public).count()
+    assert services.puzzles_find_new() == 0
+    assert PuzzleScan.objects.count() == 1
+    assert not Puzzle.objects.filter(game__in=[private, playing]).exists()
