@@ -216,6 +216,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 300.0,
         "options": {"expires": 300.0},
     },
+    "games-find-puzzles": {
+        "task": "games.tasks.find_puzzles",
+        "schedule": 300.0,
+        "options": {"expires": 300.0},
+    },
 }
 # The nightly pg_dump into BACKUP_DIR ("HH:MM" UTC, or "off"; ./dev test turns it off).
 try:
@@ -375,6 +380,10 @@ TABLE_DROP_GRACE_SECONDS = float(os.environ.get("TABLE_DROP_GRACE_SECONDS", "60"
 BOT_DELAY_SECONDS = tuple(
     float(bound) for bound in os.environ.get("BOT_DELAY_SECONDS", "0.5,1.5").split(",", 1)
 )
+# Post-game analysis («Разбор партии»): the search judges each of a player's decisions on at
+# most this many determinized deals and for at most this many seconds, keeping the CPU bounded.
+GAME_ANALYSIS_DEALS = int(os.environ.get("GAME_ANALYSIS_DEALS", "96"))
+GAME_ANALYSIS_SECONDS = float(os.environ.get("GAME_ANALYSIS_SECONDS", "1.0"))
 # What ledger_check audits beyond the ledger itself: each app's checks of the money it posts
 # (the wallet knows no game, so it finds them here).
 LEDGER_AUDITS = ["games.ledger_audit.ledger_report"]

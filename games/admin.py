@@ -28,8 +28,10 @@ from games.models import (
     ChatMessage,
     ChatReport,
     Game,
+    GameAnalysis,
     GameEvent,
     PayoutScheme,
+    Puzzle,
     Seat,
     StakeBlock,
     Table,
@@ -466,6 +468,22 @@ class ChatBanAdmin(ReadOnlyAdmin):
     list_display = ["id", "user", "until", "reason", "staff", "report", "created_at"]
     search_fields = ["user__username", "reason"]
     list_select_related = ["user", "staff"]
+
+
+@admin.register(GameAnalysis)
+class GameAnalysisAdmin(ReadOnlyAdmin):
+    list_display = ["id", "game", "user", "status", "done", "total", "created_at", "finished_at"]
+    list_filter = ["status"]
+    search_fields = ["user__username", "game__id"]
+    list_select_related = ["game", "user"]
+    exclude = ["decisions", "costliest"]
+
+
+@admin.register(Puzzle)
+class PuzzleAdmin(ReadOnlyAdmin):
+    list_display = ["id", "game", "version", "seat", "attempts", "solved", "mu", "created_at"]
+    list_select_related = ["game"]
+    search_fields = ["game__id"]
 
 
 admin.site.add_app_link(

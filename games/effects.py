@@ -22,6 +22,7 @@ from games.models import Table
 
 BOT_MOVE_TASK = "games.tasks.bot_move"
 NOTICE_TASK = "games.tasks.notify_players"
+ANALYSIS_TASK = "games.tasks.analyse_game"
 # Pushes leave a move's thread without a round trip to the broker (durak_site.batched_tasks).
 _notices = BatchedTask(NOTICE_TASK)
 
@@ -92,6 +93,16 @@ class BotMove:
 
 
 @dataclass(frozen=True)
+class AnalysisRun:
+    """Judge a player's decisions in a finished game (``games.services.analysis``)."""
+
+    analysis_id: int
+
+    def __call__(self) -> None:
+        celery_app.send_task(ANALYSIS_TASK, args=(self.analysis_id,))
+
+
+@dataclass(frozen=True)
 class ChatDelivery:
     """Send a chat message to every socket at its table; each drops it if its user muted the
     author."""
@@ -138,6 +149,10 @@ def announce(*, table: Table, lobby: bool = True) -> None:
 
 def schedule_bot_move(*, game_id: int, version: int) -> None:
     transaction.on_commit(BotMove(game_id, version, random.uniform(*settings.BOT_DELAY_SECONDS)))
+
+
+def schedule_analysis(*, analysis_id: int) -> None:
+    transaction.on_commit(AnalysisRun(analysis_id))
 
 
 def send_chat(*, table_id: int, author_id: int, message: dict) -> None:

@@ -45,6 +45,10 @@ ERROR_MESSAGES: dict[str, Promise] = {
     "wallet_error": _("The money command was refused."),
     "self_excluded": _("You are on a break from play."),
     "limit_reached": _("This stake could pass your loss limit."),
+    # Analysis and puzzles.
+    "analysis_game_not_over": _("A game can be analysed once it has ended."),
+    "puzzle_not_found": _("There is no such puzzle."),
+    "puzzle_bad_move": _("That move is not one of the puzzle's moves."),
     # Practice and quick play.
     "invalid_bot_level": _("Choose the bots' level: novice, amateur or master."),
     "bots_practice_only": _("Bots play only at practice tables."),

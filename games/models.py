@@ -739,3 +739,145 @@ class ChatBan(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} / {self.until:%Y-%m-%d %H:%M}"
+
+
+class GameAnalysis(models.Model):
+    """A player's post-game analysis («Разбор партии»): his decisions judged by the search."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("queued")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="analyses", verbose_name=_("game")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="game_analyses",
+        verbose_name=_("player"),
+    )
+    status = models.CharField(_("status"), max_length=8, choices=Status, default=Status.QUEUED)
+    done = models.PositiveIntegerField(_("decisions judged"), default=0)
+    total = models.PositiveIntegerField(_("decisions to judge"), default=0)
+    # Each decision, in game order: {"version", "durak_played", "durak_best"}.
+    decisions = models.JSONField(_("decisions"), default=list)
+    # The costliest decisions with the player's view of the board then and the better move.
+    costliest = models.JSONField(_("costliest moves"), default=list)
+    created_at = models.DateTimeField(_("requested at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("game analysis")
+        verbose_name_plural = _("game analyses")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="games_analysis_game_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} / {self.user_id}"
+
+
+class Puzzle(models.Model):
+    """A position from a finished game's endgame where exactly one move escapes being the
+    durak («Задача»), with a rating of its own like a player's."""
+
+    game = models.ForeignKey(
+        Game, on_delete=models.PROTECT, related_name="puzzles", verbose_name=_("game")
+    )
+    version = models.PositiveIntegerField(_("game version of the position"))
+    state = models.JSONField(_("engine state of the position"))
+    seat = models.PositiveSmallIntegerField(_("seat to move"))
+    answer = models.JSONField(_("the escaping move"))
+    mu = models.FloatField(_("difficulty estimate (mu)"))
+    sigma = models.FloatField(_("uncertainty (sigma)"))
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    solved = models.PositiveIntegerField(_("solved"), default=0)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("puzzle")
+        verbose_name_plural = _("puzzles")
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "version"], name="games_puzzle_game_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} @ {self.version}"
+
+
+class PuzzleScan(models.Model):
+    """A finished game whose endgame has been searched for puzzles."""
+
+    game = models.OneToOneField(
+        Game,
+        on_delete=models.PROTECT,
+        primary_key=True,
+        related_name="puzzle_scan",
+        verbose_name=_("game"),
+    )
+    found = models.PositiveSmallIntegerField(_("puzzles found"), default=0)
+    scanned_at = models.DateTimeField(_("scanned at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("puzzle scan")
+        verbose_name_plural = _("puzzle scans")
+
+    def __str__(self) -> str:
+        return str(self.game_id)
+
+
+class PuzzleRating(models.Model):
+    """A player's puzzle-solving skill (OpenSkill, as his game rating)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        primary_key=True,
+        related_name="puzzle_rating",
+        verbose_name=_("player"),
+    )
+    mu = models.FloatField(_("skill estimate (mu)"))
+    sigma = models.FloatField(_("uncertainty (sigma)"))
+    attempts = models.PositiveIntegerField(_("puzzles tried"), default=0)
+
+    class Meta:
+        verbose_name = _("puzzle rating")
+        verbose_name_plural = _("puzzle ratings")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.mu:.2f} ± {self.sigma:.2f}"
+
+
+class PuzzleAttempt(models.Model):
+    """A player's one rated try at a puzzle; rows are only ever added."""
+
+    puzzle = models.ForeignKey(
+        Puzzle, on_delete=models.PROTECT, related_name="tries", verbose_name=_("puzzle")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="puzzle_attempts",
+        verbose_name=_("player"),
+    )
+    action = models.JSONField(_("move played"))
+    solved = models.BooleanField(_("solved"))
+    rating_before = models.IntegerField(_("puzzle rating before"))
+    rating_after = models.IntegerField(_("puzzle rating after"))
+    created_at = models.DateTimeField(_("tried at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("puzzle attempt")
+        verbose_name_plural = _("puzzle attempts")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["puzzle", "user"], name="games_puzzle_once_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.puzzle_id} / {self.user_id}"

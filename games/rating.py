@@ -28,3 +28,14 @@ def rated_outcome(
     teams = [[MODEL.create_rating([mu, sigma])] for mu, sigma in ratings]
     rated = MODEL.rate(teams, ranks=[rank[seat] for seat in range(len(ratings))])
     return [(team[0].mu, team[0].sigma) for team in rated]
+
+
+def rated_puzzle(
+    player: tuple[float, float], puzzle: tuple[float, float], *, solved: bool
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The player's and the puzzle's (mu, sigma) after a try: a game of two, the solver of a
+    puzzle beating it, and a puzzle that was not solved beating its player."""
+    teams = [[MODEL.create_rating(list(player))], [MODEL.create_rating(list(puzzle))]]
+    rated = MODEL.rate(teams, ranks=[0, 1] if solved else [1, 0])
+    (player_after,), (puzzle_after,) = rated
+    return (player_after.mu, player_after.sigma), (puzzle_after.mu, puzzle_after.sigma)

@@ -518,3 +518,9 @@ def practice_hint(*, table: Table, user) -> dict[str, Any] | None:
     seat = game.players.index(user.pk)
     log = list(game.events.order_by("version").values("bout", "seat", "action"))
     return decide(EngineGame.from_dict(game.state).view(seat), log, AMATEUR)
+
+
+def player_names(user_ids: list[int]) -> list[str]:
+    """The nicknames of the users, in the same order (a game's players by seat)."""
+    names = dict(get_user_model().objects.filter(pk__in=user_ids).values_list("pk", "username"))
+    return [names[user_id] for user_id in user_ids]

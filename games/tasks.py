@@ -42,3 +42,15 @@ def notify_players(notices_queued: list[list]) -> int:
         )
         for table_id, user_ids, kind, expires_at, params in notices_queued
     )
+
+
+@shared_task(name="games.tasks.analyse_game", ignore_result=True)
+def analyse_game(analysis_id: int) -> bool:
+    """Judge a player's decisions in a finished game, if his analysis is still queued."""
+    return services.analysis_run(analysis_id=analysis_id)
+
+
+@shared_task(name="games.tasks.find_puzzles", ignore_result=True)
+def find_puzzles() -> int:
+    """Search the latest finished games' endgames for puzzles."""
+    return services.puzzles_find_new()

@@ -20,9 +20,20 @@ from django.views.decorators.http import require_POST
 from durak_site import ratelimit
 from durak_site.accounts.services import table_settings_of
 from durak_site.clients import Client, client_of
-from games import selectors, services, stats, watch
+from games import boards, selectors, services, stats, watch
 from games.forms import PracticeForm, QuickPlayForm, TableCreateForm
-from games.models import ChatPhrase, Deck, Game, Limit, Speed, Table
+from games.models import (
+    ChatPhrase,
+    Deck,
+    Game,
+    GameAnalysis,
+    Limit,
+    Puzzle,
+    PuzzleAttempt,
+    Speed,
+    Table,
+)
+from games.rating import display_rating
 from games.services import GameError
 from wallet.money import format_money
 from wallet.selectors import user_balance
@@ -291,3 +302,94 @@ def rules(request: HttpRequest) -> HttpResponse:
             "drop_grace_seconds": int(settings.TABLE_DROP_GRACE_SECONDS),
         },
     )
+
+
+# --- learning: post-game analysis and puzzles -------------------------------------------------
+
+
+@login_required
+def game_analysis(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The player's analysis of a finished game; the first visit queues it."""
+    game = get_object_or_404(Game.objects.select_related("table"), pk=game_id)
+    if request.user.pk not in game.players:
+        raise Http404
+    try:
+        analysis = services.analysis_request(game=game, user=request.user)
+    except GameError as error:
+        refused(request, error)
+        return redirect("game_detail", game_id)
+    names = selectors.player_names(game.players)
+    done = analysis.status == analysis.Status.DONE
+    return render(
+        request,
+        "games/analysis.html",
+        {
+            "game": game,
+            "analysis": analysis,
+            "chart": boards.chance_chart(
+                analysis.decisions, [move["version"] for move in analysis.costliest]
+            )
+            if done and analysis.decisions
+            else None,
+            "moves": [
+                {**move, "board": boards.analysis_board(move["board"], names)}
+                for move in analysis.costliest
+            ],
+        },
+    )
+
+
+@login_required
+def game_analysis_progress(request: HttpRequest, game_id: int) -> JsonResponse:
+    """How far the player's analysis of the game has got (the page polls it)."""
+    progress = (
+        GameAnalysis.objects.filter(game_id=game_id, user=request.user)
+        .values("status", "done", "total")
+        .first()
+    )
+    if progress is None:
+        raise Http404
+    return JsonResponse(progress)
+
+
+@login_required
+def puzzle_next(request: HttpRequest) -> HttpResponse:
+    """The next puzzle for the player, nearest his puzzle rating."""
+    puzzle = services.puzzle_next(user=request.user)
+    if puzzle is not None:
+        return redirect("puzzle_detail", puzzle.pk)
+    return render(
+        request, "games/puzzle.html", {"puzzle": None, "rating": _puzzle_rating(request.user)}
+    )
+
+
+@login_required
+def puzzle_detail(request: HttpRequest, puzzle_id: int) -> HttpResponse:
+    """A puzzle: choose the one move that escapes being the durak; the first try is rated."""
+    puzzle = get_object_or_404(Puzzle, pk=puzzle_id)
+    if request.method == "POST":
+        try:
+            move = int(request.POST.get("move", ""))
+        except ValueError:
+            move = -1
+        try:
+            services.puzzle_try(user=request.user, puzzle_id=puzzle.pk, move=move)
+        except GameError as error:
+            refused(request, error)
+        return redirect("puzzle_detail", puzzle.pk)
+    attempt = PuzzleAttempt.objects.filter(puzzle=puzzle, user=request.user).first()
+    return render(
+        request,
+        "games/puzzle.html",
+        {
+            "puzzle": puzzle,
+            "board": boards.puzzle_board(puzzle),
+            "moves": services.puzzle_legal_moves(puzzle),
+            "attempt": attempt,
+            "rating": _puzzle_rating(request.user),
+        },
+    )
+
+
+def _puzzle_rating(user) -> int:
+    return display_rating(*services.puzzle_rating_of(user))

@@ -50,6 +50,14 @@ Extras:
 - ``games.engine.bots.decide(view, log, level) -> dict | None``: a bot's move from a seat's
   view and the public move log only, at level "novice", "amateur" or "master";
   ``choose_action(game, seat)`` is the "amateur" on ``game.view(seat)``.
+- ``games.engine.bots.search_escapes(view, log, actions, rng, deals=..., deadline=...)``: the
+  Мастер's determinized search, how often the seat escaped being the durak after each action;
+  ``candidate_moves(view)``: the moves it searches.
+- ``games.engine.analysis.analyse_seat(start, events, seat, deals=..., seconds=..., seed=...)``
+  -> list[Decision]: each of the seat's decisions judged from its view and the public log only.
+- ``games.engine.endgame``: ``Solver().outcome(g)`` / ``.escaping_moves(g)``, perfect play once
+  the talon is empty and two players are left; ``endgame_puzzle(g)`` -> Puzzle or None, a
+  position where exactly one move escapes being the durak.
 - ``python -m games.engine.simulate --players 4 --games 1000 [--seed S]``: bot statistics.
 - ``python -m games.engine.arena [--games N] [--seed S] [--jobs J]``: levels against levels.
 

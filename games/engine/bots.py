@@ -281,33 +281,53 @@ def seen_cards(view: View, log: Log) -> tuple[list[set[str]], set[str]]:
 
 
 def _master(view: View, log: Log, rng: random.Random, seconds: float) -> Action:
-    deadline = time.perf_counter() + seconds
-    candidates = _candidates(view)
+    candidates = candidate_moves(view)
     if len(candidates) == 1:
         return candidates[0]
-    seat = view["seat"]
-    known, gone = seen_cards(view, log)
-    scores = [0.0] * len(candidates)
-    deals = 0
-    while deals < MASTER_DEALS and time.perf_counter() < deadline:
-        world = _deal_unseen(view, known, gone, rng)
-        for index, action in enumerate(candidates):
-            game = world.copy()
-            game.apply(seat, action)
-            scores[index] += _playout(game, seat)
-            if time.perf_counter() >= deadline:
-                break
-        else:
-            deals += 1
-            continue
-        break
+    escapes, deals = search_escapes(
+        view, log, candidates, rng, deals=MASTER_DEALS, deadline=time.perf_counter() + seconds
+    )
     if not deals:  # not one full round of playouts in time: trust the heuristic
         return _amateur(view, None) or candidates[0]
-    best = max(range(len(candidates)), key=lambda index: scores[index])
+    best = max(range(len(candidates)), key=lambda index: escapes[index])
     return candidates[best]
 
 
-def _candidates(view: View) -> list[Action]:
+def search_escapes(
+    view: View,
+    log: Log,
+    actions: Sequence[Action],
+    rng: random.Random,
+    *,
+    deals: int,
+    deadline: float,
+) -> tuple[list[float], int]:
+    """The Мастер's search: how often the seat escaped being the durak after each of `actions`.
+
+    Each determinized deal plays every action out once (a draw counts a half), so the actions
+    are compared on the same deals. Stops after `deals` deals or at `deadline` (a
+    ``time.perf_counter()`` value); a deal cut short counts for none. Returns the escape counts
+    and the number of whole deals played.
+    """
+    seat = view["seat"]
+    known, gone = seen_cards(view, log)
+    escapes = [0.0] * len(actions)
+    done = 0
+    while done < deals and time.perf_counter() < deadline:
+        world = _deal_unseen(view, known, gone, rng)
+        scores = []
+        for action in actions:
+            game = world.copy()
+            game.apply(seat, action)
+            scores.append(_playout(game, seat))
+            if time.perf_counter() >= deadline:
+                return escapes, done
+        escapes = [total + score for total, score in zip(escapes, scores, strict=True)]
+        done += 1
+    return escapes, done
+
+
+def candidate_moves(view: View) -> list[Action]:
     """The legal moves worth searching: the heuristic's, and the sensible alternatives."""
     legal = view["legal_actions"]
     value = card_value(view["trump_suit"])

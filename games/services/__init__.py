@@ -18,9 +18,12 @@ never part of a larger one.
 - ``blocks``: staff blocks from tables with stakes
 - ``chat``: the table chat, players' mutes, reports and staff mutes
 - ``notices``: pushes to players about their tables (their move, a game dealt, a rematch)
+- ``analysis``: post-game analysis of a player's decisions, queued and run by a task
+- ``puzzles``: puzzles from real endgames, players' tries, the puzzle rating, the daily puzzle
 """
 
 from games.errors import GameError
+from games.services.analysis import analysis_request, analysis_run
 from games.services.away import (
     presence_connect,
     presence_disconnect,
@@ -38,6 +41,15 @@ from games.services.chat import (
 )
 from games.services.play import game_apply_action, game_timeout
 from games.services.practice import bot_play, practice_start
+from games.services.puzzles import (
+    puzzle_daily,
+    puzzle_legal_moves,
+    puzzle_next,
+    puzzle_rating_of,
+    puzzle_try,
+    puzzles_find,
+    puzzles_find_new,
+)
 from games.services.quickplay import quick_play
 from games.services.rating import rating_rebuild
 from games.services.rematch import rematch_confirm, rematch_expire
@@ -53,6 +65,8 @@ from games.services.tables import (
 __all__ = [
     "GameError",
     "active_stake_block",
+    "analysis_request",
+    "analysis_run",
     "block_notice",
     "bot_play",
     "chat_ban",
@@ -68,6 +82,13 @@ __all__ = [
     "presence_connect",
     "presence_disconnect",
     "presence_heartbeat",
+    "puzzle_daily",
+    "puzzle_legal_moves",
+    "puzzle_next",
+    "puzzle_rating_of",
+    "puzzle_try",
+    "puzzles_find",
+    "puzzles_find_new",
     "quick_play",
     "rating_rebuild",
     "rematch_confirm",

@@ -46,6 +46,8 @@ def _strings() -> dict[str, str]:
         "suit_name_C": pgettext("card suit", "clubs"),
         "suit_name_D": pgettext("card suit", "diamonds"),
         "suit_name_H": pgettext("card suit", "hearts"),
+        # the post-game analysis
+        "analysis_progress": _("Analysed %(done)s of %(total)s decisions…"),
         # table information
         "game_number": pgettext("the game's number at its table", "Game"),
         "stake": _("Stake"),

@@ -60,6 +60,9 @@ def server_env(django_db_setup, django_db_blocker) -> dict[str, str]:
         "ACCOUNT_EMAIL_VERIFICATION": "optional",
         # Practice bots move sooner than by default, yet leave the page still between moves.
         "BOT_DELAY_SECONDS": "0.4,0.8",
+        # A post-game analysis judges each decision on a few deals only.
+        "GAME_ANALYSIS_DEALS": "6",
+        "GAME_ANALYSIS_SECONDS": "0.5",
         # Devices may subscribe with a push service on this machine (tests/e2e/test_app_install).
         "PUSH_SERVICE_HOSTS": "127.0.0.1",
     }

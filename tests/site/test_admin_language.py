@@ -20,6 +20,7 @@ from django.utils import timezone, translation
 
 from durak_site.admin_site import accusative
 from games import services as games_services
+from games.models import GameAnalysis, Puzzle
 from tests.games.test_services import play_out, seated_game
 from tests.players import create_player
 from wallet import deposits, limits, withdrawals
@@ -110,7 +111,11 @@ def history():
     staff.is_staff = staff.is_superuser = True
     staff.save()
     game, users = seated_game(2)
-    play_out(game, users)
+    game = play_out(game, users)
+    GameAnalysis.objects.create(game=game, user=users[0])
+    Puzzle.objects.create(
+        game=game, version=1, state=game.state, seat=0, answer={"type": "take"}, mu=25, sigma=8
+    )
     open_game, seated = seated_game(3)  # a table still open
     said = games_services.chat_post(table_id=open_game.table_id, user=seated[0], text="Ходи!")
     report = games_services.chat_report(
