@@ -33,6 +33,13 @@ SWEEPER_CATCHUPS = Counter(
 )
 
 
+# Present from the start, at zero: a rate then counts the first moves too.
+for stage in ("committed", "sent"):
+    MOVE_SECONDS.labels(stage)
+for mover in ("player", "server"):
+    MOVES.labels(mover)
+
+
 def sweeper_caught_up(kind: str, count: int) -> None:
     if count:
         SWEEPER_CATCHUPS.labels(kind).inc(count)

@@ -5,27 +5,33 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core.management import call_command
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
+from durak_site import monitoring
 from durak_site.celery import app as celery_app
 from games import services
 from games.engine import Game as EngineGame
 from games.engine import split_bank
 from games.engine.bots import choose_action
 from games.models import Game, GameEvent, Table
+from tests import dashboard
 from tests.games.conftest import (
     OPENING_BALANCE,
     STAKE,
@@ -35,7 +41,8 @@ from tests.games.conftest import (
     strings_in,
 )
 from tests.players import session_cookie
-from tests.servers import free_port, server_env, wait_for_port
+from tests.servers import end_process, free_port, server_env, wait_for_port
+from tests.spreadsheets import SCREENSHOTS
 from wallet.selectors import user_balance
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -163,7 +170,7 @@ def start_fast_game(users: list) -> Table:
 
 
 @db
-def latest(table: Table) -> Game:
+def latest(table: Table | int) -> Game:
     return Game.objects.get(table=table)
 
 
@@ -249,7 +256,7 @@ async def test_two_hundred_sockets_opening_at_once_are_all_served(cluster):
     assert [(state["table"]["id"], state["you"]) for state in states] == expected
 
 
-async def play_moves(clients: list[RemoteClient], table: Table, moves: int) -> int:
+async def play_moves(clients: list[RemoteClient], table: Table | int, moves: int) -> int:
     """The players move (at most `moves` times, fewer if the game ends); the moves made."""
     for made in range(moves):
         game = await latest(table)
@@ -358,3 +365,124 @@ async def test_the_metrics_of_a_game_on_two_servers_and_a_worker_add_up(cluster)
         lambda samples: value(samples, "durak_open_sockets", kind="table") == 0,
     )
     assert value(samples, "durak_open_sockets", kind="table") == 0
+
+
+@pytest.fixture
+def prometheus(cluster, tmp_path):
+    """A real Prometheus scraping the cluster's metrics every second, with the alert rules;
+    its base URL. Skipped where Prometheus is not installed."""
+    binary = shutil.which("prometheus")
+    if binary is None:
+        pytest.skip("Prometheus is not installed (Debian: apt-get install prometheus)")
+    config = monitoring.prometheus_config(urllib.parse.urlsplit(cluster.metrics_url).netloc)
+    config["global"] = {"scrape_interval": "1s", "evaluation_interval": "1s"}
+    (tmp_path / "prometheus.yml").write_text(json.dumps(config))
+    port = free_port()
+    with open(tmp_path / "prometheus.log", "wb") as log:
+        process = subprocess.Popen(
+            [
+                binary,
+                f"--config.file={tmp_path / 'prometheus.yml'}",
+                f"--storage.tsdb.path={tmp_path / 'prometheus'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for_port(port, process)
+            url = f"http://127.0.0.1:{port}"
+            wait_until_ready(f"{url}/-/ready")
+            # Scraping before the game begins: rates count the moves from zero.
+            async_to_sync(prometheus_answers)(url, 'durak_moves_total{by="player"} == 0')
+            yield url
+        finally:
+            end_process(process)
+
+
+def wait_until_ready(url: str, timeout: float = 30) -> None:
+    """Prometheus listens before it answers queries: 503 until its storage is ready."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except urllib.error.HTTPError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+async def prometheus_answers(base_url: str, query: str, timeout: float = 20) -> list:
+    """The instant query's result once it has one (Prometheus scrapes once a second)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = await asyncio.to_thread(
+            dashboard.prometheus_get, base_url, "/api/v1/query", query=query
+        )
+        if answer["result"]:
+            return answer["result"]
+        if time.monotonic() > deadline:
+            targets = dashboard.prometheus_get(base_url, "/api/v1/targets")["activeTargets"]
+            raise AssertionError(f"no answer to {query}; scrapes: {targets}")
+        await asyncio.sleep(0.2)
+
+
+async def test_the_dashboard_drawn_from_prometheus_shows_the_game(cluster, prometheus):
+    clients, moves = await game_under_way(cluster, moves=6)
+    # Every move scraped, twice over, so that the panels' rates have more than one point.
+    for _round in range(2):
+        await prometheus_answers(prometheus, f'sum(durak_moves_total{{by="player"}}) == {moves}')
+        moves += await play_moves(clients, clients[0].table_id, 6)
+    await prometheus_answers(prometheus, f'sum(durak_moves_total{{by="player"}}) == {moves}')
+
+    layout = json.loads(monitoring.DASHBOARD.read_text())
+    drawn = {
+        panel["id"]: await asyncio.to_thread(dashboard.panel_series, prometheus, panel, 60)
+        for panel in layout["panels"]
+    }
+    page = SCREENSHOTS / "monitoring-dashboard.html"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    dashboard.render(layout, drawn, page)
+    picture = SCREENSHOTS / "monitoring-dashboard-1280.png"
+    picture.unlink(missing_ok=True)
+    height = dashboard.page_height(layout)
+    await asyncio.to_thread(
+        subprocess.run,
+        [os.environ.get("CHROMIUM_PATH") or shutil.which("chromium"), "--headless", "--no-sandbox"]
+        + ["--disable-gpu", f"--screenshot={picture}", f"--window-size=1280,{height}"]
+        + [page.as_uri()],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    for client in clients:
+        await client.socket.close()
+
+    by_title = {panel["title"]: drawn[panel["id"]] for panel in layout["panels"]}
+
+    def last(title: str, legend: str) -> float:
+        values = dict(by_title[title])[legend]
+        return values[-1][1]
+
+    move_time = dict(by_title["Move time (receipt to commit, to the last seat's send)"])
+    assert set(move_time) == {"p50 committed", "p99 committed", "p50 sent", "p99 sent"}
+    assert 0 < last("Move time (receipt to commit, to the last seat's send)", "p99 sent") < 1
+    assert last("Moves per second", "by player") > 0
+    assert last("Open sockets", "table") == 2
+    assert [legend for legend, _values in by_title["Open sockets per web process"]] == [
+        f"table pid {pid}"
+        for pid in sorted(
+            legend.split()[-1] for legend, _v in by_title["Open sockets per web process"]
+        )
+    ] and len(by_title["Open sockets per web process"]) == 2
+    assert 0 <= last("Deadline lateness", "p99") < 10
+    assert last("Games, tables, players", "games playing") == 1
+    assert last("Games, tables, players", "players seated") == 2
+    assert last("Processes alive by role", "worker") == 1
+    assert {"channel layer", "Celery queue"} <= set(dict(by_title["Queues"]))
+    # Every alert rule evaluates against these metrics without an error.
+    rules = await asyncio.to_thread(dashboard.prometheus_get, prometheus, "/api/v1/rules")
+    health = {rule["name"]: rule["health"] for group in rules["groups"] for rule in group["rules"]}
+    assert len(health) == 9 and set(health.values()) == {"ok"}, health
+    assert picture.stat().st_size > 10_000
