@@ -49,6 +49,14 @@ def metrics_address() -> str:
     return f"{host}:{os.environ.get('METRICS_PORT', DEFAULT_METRICS_PORT)}"
 
 
+def leave_live_gauges_at_shutdown() -> None:
+    """A web process that stops leaves the live gauges itself, once Daphne's reactor has shut
+    down (the launcher also does it for one that was killed)."""
+    from twisted.internet import reactor
+
+    reactor.addSystemEventTrigger("after", "shutdown", process_ended, os.getpid())
+
+
 def prometheus_config(metrics_address: str) -> dict:
     """Prometheus's configuration: the platform's metrics and its alert rules."""
     return {
