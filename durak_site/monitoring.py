@@ -136,6 +136,7 @@ def tool_commands(var_dir: Path, metrics_address: str) -> dict[str, list[str]]:
             f"--config.file={config}",
             f"--storage.tsdb.path={home / 'prometheus'}",
             f"--web.listen-address={PROMETHEUS_ADDRESS}",
+            "--log.level=warn",
         ]
     grafana = shutil.which("grafana") or shutil.which("grafana-server")
     if grafana:
