@@ -15,7 +15,7 @@ COLOURS = ("#3274d9", "#e0752d", "#56a64b", "#a352cc", "#e02f44", "#8ab8ff", "#f
 GRID_COLUMN_PX = 52
 GRID_ROW_PX = 28
 HEADER_PX = 60
-PLOT_WIDTH, PLOT_HEIGHT = 560, 170
+PLOT_WIDTH, PLOT_HEIGHT = 560, 110
 
 
 def prometheus_get(base_url: str, path: str, **query: str | float) -> dict:
@@ -122,8 +122,9 @@ main {{ position:relative; }}
 section {{ position:absolute; background:#181b1f; border:1px solid #2c3235; border-radius:3px;
   padding:6px 8px; box-sizing:border-box; overflow:hidden; }}
 h2 {{ font-size:13px; margin:0 0 4px; font-weight:600; }}
-svg {{ width:100%; height:62%; }}
+svg {{ width:100%; height:auto; }}
 .axis {{ fill:#8e8e8e; stroke:#444; font-size:10px; }}
+text.axis {{ stroke:none; }}
 .legend span {{ margin-right:10px; font-size:11px; white-space:nowrap; }}
 .stat {{ font-size:28px; color:#73bf69; }}
 .stat small {{ display:block; font-size:11px; color:#ccc; }}
