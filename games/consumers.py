@@ -116,6 +116,7 @@ class JsonSocket(AsyncWebsocketConsumer):
     commands: frozenset[str] = frozenset()
     claimed = False
     counted = False
+    closed_for_flooding = False
     heartbeat: asyncio.Task | None = None
     strikes = 0
     session_checked_at = 0.0
@@ -302,7 +303,9 @@ class JsonSocket(AsyncWebsocketConsumer):
         if self.strikes == 1:
             await self.send_error("rate_limited")
         elif over_own_limit and self.strikes >= FLOOD_STRIKES:
-            metrics.refused(CLOSE_FLOODING)
+            if not self.closed_for_flooding:  # messages read before the close strike again
+                self.closed_for_flooding = True
+                metrics.refused(CLOSE_FLOODING)
             await self.close(code=CLOSE_FLOODING)
 
     def take_token(self) -> bool:
