@@ -458,6 +458,10 @@ async def test_the_dashboard_drawn_from_prometheus_shows_the_game(cluster, prome
     )
     for client in clients:
         await client.socket.close()
+    # Their servers done with them: a server stopped while it still closes one waits long.
+    await scrape_until(
+        cluster.metrics_url, lambda samples: value(samples, "durak_open_sockets", kind="table") == 0
+    )
 
     by_title = {panel["title"]: drawn[panel["id"]] for panel in layout["panels"]}
 
