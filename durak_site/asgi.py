@@ -9,7 +9,7 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from durak_site import accepts, backlog, heartbeats, outages  # noqa: E402
+from durak_site import accepts, backlog, heartbeats, monitoring, outages  # noqa: E402
 from durak_site.db import AuthMiddlewareStack  # noqa: E402
 from durak_site.opens import OpenLimits  # noqa: E402
 from durak_site.origins import SiteOriginValidator  # noqa: E402
@@ -22,6 +22,7 @@ COLLECTOR_THRESHOLDS = (5_000, 10, 10)
 accepts.install_in_web_process()
 backlog.install()
 heartbeats.beat_from_reactor()
+monitoring.leave_live_gauges_at_shutdown()
 outages.close_sockets_on_shutdown()
 application = ProtocolTypeRouter(
     {

@@ -2,7 +2,8 @@
 
 ``python -m durak_site.launcher run``   services, migrations, one Daphne per core (WEB_PROCESSES)
                                         on one shared listening socket, Celery worker and beat,
-                                        each restarted (with backoff) when it dies
+                                        the metrics server (and Prometheus and Grafana when
+                                        installed), each restarted (with backoff) when it dies
 ``python -m durak_site.launcher test``  the script unit tests (node --test), then services,
                                         migrations, a browser and pytest
 
@@ -22,7 +23,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from durak_site import accepts, backups, embedded
+from durak_site import accepts, backups, embedded, monitoring
 from durak_site.translations import compile_catalogs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -173,6 +174,7 @@ class Child:
     def check(self, now: float) -> None:
         """Restart the process once it has exited and its backoff has passed."""
         if self.process is not None and self.process.poll() is not None:
+            monitoring.process_ended(self.process.pid)
             delay = self.backoff.failed(now)
             _say(f"{self.name} exited with code {self.process.returncode}; restart in {delay:g} s")
             # What it left behind (a worker's pool processes) must not go on beside the new one.
@@ -237,7 +239,8 @@ def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
         "-s",
         str(embedded.VAR_DIR / "celerybeat-schedule"),
     ]
-    return commands
+    commands["metrics"] = [sys.executable, str(BASE_DIR / "manage.py"), "serve_metrics"]
+    return commands | monitoring.tool_commands(embedded.VAR_DIR, monitoring.metrics_address())
 
 
 def run() -> int:
@@ -252,6 +255,10 @@ def run() -> int:
     # each run, as a table left from before a reboot holds beats of another clock.
     share = embedded.VAR_DIR / "web-connections"
     share.unlink(missing_ok=True)
+    # Every process writes its metrics there; those of the last run count no more.
+    metrics_dir = embedded.VAR_DIR / "metrics"
+    monitoring.prepare_directory(metrics_dir)
+    os.environ[monitoring.DIRECTORY_VARIABLE] = str(metrics_dir)
     commands = platform_commands(listener)
     web = [name for name in commands if name.startswith("daphne-")]
     children = [
@@ -272,6 +279,11 @@ def run() -> int:
         for child in children:
             child.start()
         _say(f"the platform is up at http://{host}:{port}/  (admin: /admin/)  Ctrl-C stops it")
+        _say(f"metrics for Prometheus at http://{monitoring.metrics_address()}/metrics")
+        if "prometheus" in commands:
+            _say(f"Prometheus at http://{monitoring.PROMETHEUS_ADDRESS}/")
+        if "grafana" in commands:
+            _say(f"Grafana at http://127.0.0.1:{monitoring.GRAFANA_PORT}/")
         while not stop_requested:
             now = time.monotonic()
             servers.check(now)
@@ -286,18 +298,27 @@ def run() -> int:
     return 0
 
 
+# The tests' system tools, by the command they provide and the Debian package that has it: the
+# browser tests' Chromium, and Prometheus for the alert-rule and dashboard checks.
+TEST_TOOLS = {"chromium": "chromium", "promtool": "prometheus"}
+
+
+def install_test_tools() -> None:
+    """Install the tests' missing system tools from Debian's packages where this may (as root)."""
+    missing = [package for command, package in TEST_TOOLS.items() if not shutil.which(command)]
+    if not missing or os.geteuid() != 0 or not shutil.which("apt-get"):
+        return
+    _say(f"installing {', '.join(missing)} from Debian packages ...")
+    apt_env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], env=apt_env, check=False)
+    subprocess.run(["apt-get", "install", "-y", "-qq", *missing], env=apt_env, check=False)
+
+
 def ensure_browser() -> str | None:
-    """Find a Chromium for the browser tests, installing one where that is possible."""
+    """Find a Chromium for the browser tests, or install Playwright's where Debian's is missing."""
+    install_test_tools()
     for candidate in ("chromium", "chromium-browser"):
         path = shutil.which(candidate)
-        if path:
-            return path
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        _say("installing Chromium from Debian packages ...")
-        apt_env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], env=apt_env, check=False)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=apt_env, check=False)
-        path = shutil.which("chromium")
         if path:
             return path
     _say("installing Playwright's Chromium ...")

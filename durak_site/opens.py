@@ -20,7 +20,7 @@ import hashlib
 from django.conf import settings
 from django.http.cookie import parse_cookie
 
-from durak_site import ratelimit
+from durak_site import metrics, ratelimit
 from durak_site.clients import address_of_scope
 
 CLOSE_OPENED_TOO_OFTEN = 4430
@@ -42,6 +42,7 @@ class OpenLimits:
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "websocket" and not await opening_allowed(scope):
+            metrics.refused(CLOSE_OPENED_TOO_OFTEN)
             await receive()  # the client's connect
             await asyncio.sleep(REFUSAL_DELAY_SECONDS)
             await send({"type": "websocket.accept"})

@@ -14,10 +14,11 @@ from email.utils import parseaddr
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from durak_site import backups, embedded
+from durak_site import backups, embedded, monitoring
 from durak_site.push import vapid
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -221,6 +222,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 300.0,
         "options": {"expires": 300.0},
     },
+    # The books audited every night; the result is a metric (wallet.metrics) that alerts.
+    "wallet-ledger-check": {
+        "task": "wallet.tasks.ledger_check",
+        "schedule": crontab(hour=4, minute=30),
+        "options": {"expires": 6 * 3600},
+    },
 }
 # The nightly pg_dump into BACKUP_DIR ("HH:MM" UTC, or "off"; ./dev test turns it off).
 try:
@@ -387,6 +394,13 @@ GAME_ANALYSIS_SECONDS = float(os.environ.get("GAME_ANALYSIS_SECONDS", "1.0"))
 # What ledger_check audits beyond the ledger itself: each app's checks of the money it posts
 # (the wallet knows no game, so it finds them here).
 LEDGER_AUDITS = ["games.ledger_audit.ledger_report"]
+
+# --- Metrics (durak_site.metrics, docs/monitoring.md) -----------------------------------------
+# Prometheus scrapes every process's metrics from a port of its own, on loopback unless told.
+METRICS_HOST = os.environ.get("METRICS_HOST", monitoring.DEFAULT_METRICS_HOST)
+METRICS_PORT = int(os.environ.get("METRICS_PORT", monitoring.DEFAULT_METRICS_PORT))
+# What each app counts at a scrape, from the database.
+METRICS_COLLECTORS = ["games.metrics.TablesCollector", "wallet.metrics.PaymentsCollector"]
 
 # --- Cashier (amounts in minor units) ------------------------------------------------------
 

@@ -27,12 +27,13 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from durak_site import handshakes, opens, ratelimit, sockets
+from durak_site import handshakes, metrics, opens, ratelimit, sockets
 from durak_site.clients import address_of_scope, client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
 from games import broadcast, presence, selectors, services
 from games.errors import ERROR_MESSAGES, GameError
+from games.metrics import MOVE_SECONDS, MOVES
 from games.models import Game, Table
 
 MAX_FRAME_BYTES = 4096
@@ -108,13 +109,18 @@ class JsonSocket(AsyncWebsocketConsumer):
     """
 
     messages: dict[str, dict[str, type]] = {}
+    # The socket's kind in the metrics of open sockets.
+    kind = ""
     # Messages whose handler goes to the database anyway (through ``command``): a due session
     # check is made in that same call instead of a call of its own.
     commands: frozenset[str] = frozenset()
     claimed = False
+    counted = False
+    closed_for_flooding = False
     heartbeat: asyncio.Task | None = None
     strikes = 0
     session_checked_at = 0.0
+    received_at = 0.0
 
     async def __call__(self, scope, receive, send) -> None:
         try:
@@ -122,6 +128,8 @@ class JsonSocket(AsyncWebsocketConsumer):
         finally:
             if self.heartbeat is not None:
                 self.heartbeat.cancel()
+            if self.counted:
+                _count_socket(self.kind, -1)
             # Shielded: the server cancels a slow handler again and again until it is done.
             release = asyncio.ensure_future(self.release())
             _releases.add(release)
@@ -147,6 +155,8 @@ class JsonSocket(AsyncWebsocketConsumer):
         # close codes either way): a crowd opening at once must not outlive the handshake
         # timeout.
         await self.accept()
+        self.counted = True
+        _count_socket(self.kind, 1)
         async with handshakes.opening_slots():
             await self.start()
 
@@ -210,6 +220,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         )
 
     async def refuse(self, code: int) -> None:
+        metrics.refused(code)
         await self.close(code=code)
 
     async def session_revoked(self, event: dict) -> None:
@@ -257,6 +268,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": text})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        self.received_at = time.perf_counter()
         if not self.take_token():
             await self.refuse_message(over_own_limit=True)
             return
@@ -287,9 +299,13 @@ class JsonSocket(AsyncWebsocketConsumer):
         """Answer the first message over a limit; close the socket if the client goes on over
         its own."""
         self.strikes += 1
+        metrics.refused("rate_limited")
         if self.strikes == 1:
             await self.send_error("rate_limited")
         elif over_own_limit and self.strikes >= FLOOD_STRIKES:
+            if not self.closed_for_flooding:  # messages read before the close strike again
+                self.closed_for_flooding = True
+                metrics.refused(CLOSE_FLOODING)
             await self.close(code=CLOSE_FLOODING)
 
     def take_token(self) -> bool:
@@ -312,6 +328,7 @@ class LobbyConsumer(JsonSocket):
     """``/ws/lobby/``: the open public tables, live."""
 
     messages = LOBBY_MESSAGES
+    kind = "lobby"
 
     async def open(self) -> None:
         await self.channel_layer.group_add(selectors.LOBBY_GROUP, self.channel_name)
@@ -340,6 +357,7 @@ class TableConsumer(JsonSocket):
     """
 
     messages = TABLE_MESSAGES
+    kind = "table"
     commands = frozenset(TABLE_MESSAGES) - {"sync", "ping", "visibility"}
     joined = False
     # The players whose chat messages this user does not want to read.
@@ -487,6 +505,7 @@ class TableConsumer(JsonSocket):
         if refusal is not None:
             if not await self.session_still_valid():
                 return
+            metrics.refused(refusal)
             await self.send_error(refusal, ERROR_MESSAGES[refusal])
             if refusal == "stale_version":
                 await self.send(text_data=held.frame())
@@ -500,11 +519,15 @@ class TableConsumer(JsonSocket):
                 expected_version=message["version"],
             )
         except GameError as error:
+            metrics.refused(error.code)
             await self.send_error(error.code, error.message)
             if error.code in {"stale_version", "game_finished"}:
                 await self.send_whole_state()
             return
+        MOVE_SECONDS.labels("committed").observe(time.perf_counter() - self.received_at)
         await self.deliver_own_first(outbox)
+        MOVE_SECONDS.labels("sent").observe(time.perf_counter() - self.received_at)
+        MOVES.labels("player").inc()
 
     async def on_rematch(self, message: dict) -> None:
         held_game = self.held.game_id if self.held else 0
@@ -542,6 +565,11 @@ class TableConsumer(JsonSocket):
             if message_sent.group == mine:
                 await self.forward(message_sent.body)
         await broadcast.send(outbox)
+
+
+def _count_socket(kind: str, change: int) -> None:
+    metrics.OPEN_SOCKETS.labels(kind).inc(change)
+    metrics.PROCESS_OPEN_SOCKETS.labels(kind).inc(change)
 
 
 # A table's turn for its commands in this process, kept only while a command holds or awaits it.

@@ -33,7 +33,7 @@ from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 
 from durak_site import heartbeats
-from games import clocks, presence, services
+from games import clocks, metrics, presence, services
 from games.models import Game
 
 # A new deadline is never less than MIN_THROW_SECONDS (3 s) away, so sleeping this long can
@@ -53,14 +53,14 @@ def lock_name() -> str:
     return cache.make_key("games:deadline-loop")
 
 
-def due(now: datetime, limit: int = BATCH) -> list[tuple[int, int]]:
-    """(game id, version) of playing games whose deadline has passed, the oldest first; none
-    while an outage noted in PostgreSQL waits to be made up for."""
+def due(now: datetime, limit: int = BATCH) -> list[tuple[int, int, datetime]]:
+    """(game id, version, deadline) of playing games whose deadline has passed, the oldest
+    first; none while an outage noted in PostgreSQL waits to be made up for."""
     return list(
         Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)
         .filter(~clocks.noted_in_database())
         .order_by("deadline")
-        .values_list("pk", "version")[:limit]
+        .values_list("pk", "version", "deadline")[:limit]
     )
 
 
@@ -83,11 +83,16 @@ def fire_due(*, before: timedelta = timedelta(0)) -> int:
     if served_until is None:
         return 0
     fired = 0
-    for game_id, version in due(min(timezone.now() - before, served_until)):
+    for game_id, version, deadline in due(min(timezone.now() - before, served_until)):
         try:
-            fired += services.game_timeout(game_id=game_id, version=version)
+            acted = services.game_timeout(game_id=game_id, version=version)
         except Exception:
             logger.exception("the deadline of game %s failed", game_id)
+            continue
+        if acted:
+            fired += 1
+            metrics.DEADLINE_LATENESS.observe((timezone.now() - deadline).total_seconds())
+            metrics.MOVES.labels("server").inc()
     return fired
 
 

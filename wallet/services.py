@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from durak_site.audit.services import record_staff_action
 from durak_site.rows import ModelRows, prepared_cursor
+from wallet import metrics
 from wallet.models import NEVER_NEGATIVE, Account, Entry, LedgerTransaction
 
 
@@ -329,6 +330,8 @@ def post(
             taken = LedgerTransaction.objects.get(idempotency_key=idempotency_key)
             return _repeated(taken, fingerprint)
         _write_entries(ledger_transaction, movements, new_balances)
+        moved = sum(amount for amount in movements.values() if amount > 0)
+        transaction.on_commit(lambda: metrics.posted(kind, moved))
         return ledger_transaction
 
 

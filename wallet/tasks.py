@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from wallet import deposits, refunds, withdrawals
+from wallet import deposits, metrics, refunds, withdrawals
 
 
 @shared_task(name="wallet.tasks.expire_payments", ignore_result=True)
@@ -23,3 +23,9 @@ def reconcile_payments() -> int:
 def notify_withdrawal_paid(withdrawal_id: int) -> int:
     """Tell the player's devices that his withdrawal was paid."""
     return withdrawals.withdrawal_paid_notify(withdrawal_id=withdrawal_id)
+
+
+@shared_task(name="wallet.tasks.ledger_check", ignore_result=True)
+def ledger_check() -> int:
+    """The nightly audit of the books; its findings become a metric that alerts."""
+    return metrics.ledger_check_record()

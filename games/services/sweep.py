@@ -7,7 +7,7 @@ from datetime import timedelta
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from games import clocks, deadlines
+from games import clocks, deadlines, metrics
 from games.models import Table
 from games.services.away import seats_mark_disconnected
 from games.services.practice import practices_close_deserted
@@ -22,18 +22,18 @@ def games_sweep() -> int:
     """Catch up on everything whose timer may have been lost, close abandoned open tables, and
     end the practice games their player left; returns the actions taken."""
     now = timezone.now()
-    done = 0
+    caught_up = dict.fromkeys(("deadline", "practice", "rematch", "table"), 0)
     if clocks.running():  # else no game's clock runs (games.clocks), nor a rematch's
-        done += deadlines.fire_due(before=SWEEP_GRACE)
+        caught_up["deadline"] = deadlines.fire_due(before=SWEEP_GRACE)
         seats_mark_disconnected()
-        done += practices_close_deserted()
+        caught_up["practice"] = practices_close_deserted()
         expired = Table.objects.filter(
             status=Table.Status.CLOSED,
             seat_set__left_at__isnull=True,
             games__rematch_until__lte=now,
         ).values_list("pk", flat=True)
         for table_id in set(expired):
-            done += rematch_expire(table_id=table_id)
+            caught_up["rematch"] += rematch_expire(table_id=table_id)
     abandoned = (
         Table.objects.filter(status=Table.Status.OPEN)
         .annotate(newest=Max("seat_set__joined_at", filter=Q(seat_set__left_at__isnull=True)))
@@ -41,5 +41,7 @@ def games_sweep() -> int:
         .values_list("pk", flat=True)
     )
     for table_id in abandoned:
-        done += table_expire(table_id=table_id)
-    return done
+        caught_up["table"] += table_expire(table_id=table_id)
+    for kind, count in caught_up.items():
+        metrics.sweeper_caught_up(kind, count)
+    return sum(caught_up.values())

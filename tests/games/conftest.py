@@ -13,6 +13,7 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from prometheus_client import REGISTRY
 
 from durak_site import heartbeats
 from durak_site.asgi import application
@@ -29,6 +30,11 @@ from tests.players import session_cookie
 STAKE = 10_000
 OPENING_BALANCE = 100_000
 ALL_CARDS = frozenset(CODES)
+
+
+def metric_value(name: str, **labels: str) -> float:
+    """A sample of this process's metrics (those its in-process sockets and services count)."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
 
 
 def create_player(*, balance: int = OPENING_BALANCE, nickname: str | None = None):

@@ -5,24 +5,33 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core.management import call_command
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
+from durak_site import monitoring
 from durak_site.celery import app as celery_app
 from games import services
 from games.engine import Game as EngineGame
 from games.engine import split_bank
 from games.engine.bots import choose_action
 from games.models import Game, GameEvent, Table
+from tests import dashboard
 from tests.games.conftest import (
     OPENING_BALANCE,
     STAKE,
@@ -32,7 +41,8 @@ from tests.games.conftest import (
     strings_in,
 )
 from tests.players import session_cookie
-from tests.servers import free_port, server_env, wait_for_port
+from tests.servers import end_process, free_port, server_env, wait_for_port
+from tests.spreadsheets import SCREENSHOTS
 from wallet.selectors import user_balance
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -44,11 +54,25 @@ BASE_DIR = Path(settings.BASE_DIR)
 SEND_INTERVAL = 0.11
 
 
+@dataclass(frozen=True)
+class Cluster:
+    ports: list[int]
+    metrics_url: str
+
+
 @pytest.fixture
 def cluster(tmp_path):
-    """Two Daphne servers and one Celery worker on the test database, stopped afterwards."""
+    """Two Daphne servers and one Celery worker on the test database, with the server of
+    their metrics, stopped afterwards."""
+    metrics_dir = tmp_path / "metrics"
+    metrics_dir.mkdir()
+    metrics_port = free_port()
     # Every test client comes from one address: its limit on socket opens is a crowd's here.
-    env = server_env(SOCKET_ADDRESS_OPENS_PER_SECOND="1000")
+    env = server_env(
+        SOCKET_ADDRESS_OPENS_PER_SECOND="1000",
+        PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+        METRICS_PORT=str(metrics_port),
+    )
     celery_app.control.purge()
     ports = [free_port(), free_port()]
     commands = [
@@ -56,7 +80,8 @@ def cluster(tmp_path):
         for port in ports
     ] + [
         [str(BIN / "celery"), "-A", "durak_site", "worker", "-P", "solo", "-l", "warning"]
-        + ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+        + ["--without-gossip", "--without-mingle", "--without-heartbeat"],
+        [sys.executable, str(BASE_DIR / "manage.py"), "serve_metrics"],
     ]
     processes = []
     for number, command in enumerate(commands):
@@ -75,9 +100,10 @@ def cluster(tmp_path):
             )
         )
     try:
-        for port, (process, _log) in zip(ports, processes, strict=False):
-            wait_for_port(port, process)
-        yield ports
+        for port, (process, _log) in zip([*ports, None, metrics_port], processes, strict=True):
+            if port is not None:
+                wait_for_port(port, process)
+        yield Cluster(ports, f"http://127.0.0.1:{metrics_port}/metrics")
     finally:
         for process, _log in processes:
             if process.poll() is None:
@@ -144,7 +170,7 @@ def start_fast_game(users: list) -> Table:
 
 
 @db
-def latest(table: Table) -> Game:
+def latest(table: Table | int) -> Game:
     return Game.objects.get(table=table)
 
 
@@ -154,7 +180,7 @@ async def test_players_on_two_servers_finish_a_game_with_a_worker_moving_on_time
     snapshots = Snapshots()
     clients = [
         RemoteClient(user, port, table.pk, snapshots)
-        for user, port in zip(users, cluster, strict=True)
+        for user, port in zip(users, cluster.ports, strict=True)
     ]
     for client in clients:
         await client.connect()
@@ -220,7 +246,7 @@ async def test_two_hundred_sockets_opening_at_once_are_all_served(cluster):
                     return message
 
     opening = [
-        first_state(table.pk, cookie, cluster[seat])
+        first_state(table.pk, cookie, cluster.ports[seat])
         for (table, _users), pair in zip(tables, cookies, strict=True)
         for seat, cookie in enumerate(pair)
     ]
@@ -228,3 +254,239 @@ async def test_two_hundred_sockets_opening_at_once_are_all_served(cluster):
 
     expected = [(table.pk, seat) for table, _users in tables for seat in range(2)]
     assert [(state["table"]["id"], state["you"]) for state in states] == expected
+
+
+async def play_moves(clients: list[RemoteClient], table: Table | int, moves: int) -> int:
+    """The players move (at most `moves` times, fewer if the game ends); the moves made."""
+    for made in range(moves):
+        game = await latest(table)
+        for client in clients:
+            await client.state_at_least(game.version)
+        if game.status != Game.Status.PLAYING:
+            return made
+        engine = EngineGame.from_dict(game.state)
+        seat = engine.waiting_for[0]
+        await clients[seat].act(choose_action(engine, seat), game.version)
+        await clients[seat].state_at_least(game.version + 1)
+    return moves
+
+
+async def game_under_way(cluster: Cluster, moves: int) -> tuple[list[RemoteClient], int]:
+    """Two players, one on each server, whose opening lead the worker makes when its one-second
+    clock runs out; then they make `moves` moves. The clients, and the moves they made."""
+    users = await db(lambda: [create_player(), create_player()])()
+    table = await start_fast_game(users)
+    snapshots = Snapshots()
+    clients = [
+        RemoteClient(user, port, table.pk, snapshots)
+        for user, port in zip(users, cluster.ports, strict=True)
+    ]
+    for client in clients:
+        await client.connect()
+    for client in clients:
+        await client.state_at_least(1)
+    await db(Table.objects.filter(pk=table.pk).update)(turn_seconds=30, throw_seconds=10)
+    return clients, await play_moves(clients, table, moves)
+
+
+def scrape(url: str) -> dict[tuple[str, frozenset], float]:
+    """Every sample of the metrics at `url`, by name and labels."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+async def scrape_until(url: str, ready, timeout: float = 10) -> dict[tuple[str, frozenset], float]:
+    """Scrape until `ready(samples)`: a process updates a metric just after its client hears."""
+    deadline = time.monotonic() + timeout
+    while True:
+        samples = await asyncio.to_thread(scrape, url)
+        if ready(samples) or time.monotonic() > deadline:
+            return samples
+        await asyncio.sleep(0.1)
+
+
+def value(samples: dict, name: str, **labels: str) -> float | None:
+    return samples.get((name, frozenset(labels.items())))
+
+
+async def test_the_metrics_of_a_game_on_two_servers_and_a_worker_add_up(cluster):
+    clients, moves = await game_under_way(cluster, moves=12)
+    assert moves == 12
+
+    samples = await scrape_until(
+        cluster.metrics_url,
+        lambda samples: (
+            value(samples, "durak_moves_total", by="player") == moves
+            and value(samples, "durak_move_seconds_count", stage="sent") == moves
+        ),
+    )
+
+    # Both web processes' moves, counted once each, in the histogram and in the counter.
+    assert value(samples, "durak_moves_total", by="player") == moves
+    assert value(samples, "durak_move_seconds_count", stage="sent") == moves
+    assert value(samples, "durak_move_seconds_count", stage="committed") == moves
+    committed = value(samples, "durak_move_seconds_sum", stage="committed")
+    sent = value(samples, "durak_move_seconds_sum", stage="sent")
+    assert 0 < committed < sent < moves * 1.0  # each well under a second on this machine
+    assert value(samples, "durak_move_seconds_bucket", stage="sent", le="+Inf") == moves
+    # The worker's timeout for the idle leader, late by at most a few loop ticks.
+    assert value(samples, "durak_moves_total", by="server") >= 1
+    fired = value(samples, "durak_deadline_lateness_seconds_count")
+    assert fired >= 1
+    assert 0 <= value(samples, "durak_deadline_lateness_seconds_sum") / fired < 5
+    # One table socket on each web process, and their sum.
+    assert value(samples, "durak_open_sockets", kind="table") == 2
+    per_process = {
+        dict(labels)["pid"]: count
+        for (name, labels), count in samples.items()
+        if name == "durak_process_open_sockets" and dict(labels)["kind"] == "table"
+    }
+    assert sorted(per_process.values()) == [1, 1] and len(per_process) == 2
+    # Counted at the scrape: the game, the table, its players, the processes by role.
+    assert value(samples, "durak_games_playing") == 1
+    assert value(samples, "durak_tables", status="playing") == 1
+    assert value(samples, "durak_players_seated", status="playing") == 2
+    assert value(samples, "durak_role_processes_alive", role="worker") == 1
+    assert value(samples, "durak_role_processes_alive", role="deadline-loop") == 1
+    # Both servers, and this test's process, which beats as the web tier (web_serving).
+    assert value(samples, "durak_role_processes_alive", role="web") == 3
+    assert value(samples, "durak_celery_queue_length") >= 0
+    assert value(samples, "durak_channel_layer_waiting_messages", server="0") >= 0
+
+    for client in clients:
+        await client.socket.close()
+    samples = await scrape_until(
+        cluster.metrics_url,
+        lambda samples: value(samples, "durak_open_sockets", kind="table") == 0,
+    )
+    assert value(samples, "durak_open_sockets", kind="table") == 0
+
+
+@pytest.fixture
+def prometheus(cluster, tmp_path):
+    """A real Prometheus scraping the cluster's metrics every second, with the alert rules;
+    its base URL. Skipped where Prometheus is not installed."""
+    binary = shutil.which("prometheus")
+    if binary is None:
+        pytest.skip("Prometheus is not installed (Debian: apt-get install prometheus)")
+    config = monitoring.prometheus_config(urllib.parse.urlsplit(cluster.metrics_url).netloc)
+    config["global"] = {"scrape_interval": "1s", "evaluation_interval": "1s"}
+    (tmp_path / "prometheus.yml").write_text(json.dumps(config))
+    port = free_port()
+    with open(tmp_path / "prometheus.log", "wb") as log:
+        process = subprocess.Popen(
+            [
+                binary,
+                f"--config.file={tmp_path / 'prometheus.yml'}",
+                f"--storage.tsdb.path={tmp_path / 'prometheus'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for_port(port, process)
+            url = f"http://127.0.0.1:{port}"
+            wait_until_ready(f"{url}/-/ready")
+            # Scraping before the game begins: rates count the moves from zero.
+            async_to_sync(prometheus_answers)(url, 'durak_moves_total{by="player"} == 0')
+            yield url
+        finally:
+            end_process(process)
+
+
+def wait_until_ready(url: str, timeout: float = 30) -> None:
+    """Prometheus listens before it answers queries: 503 until its storage is ready."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except urllib.error.HTTPError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+async def prometheus_answers(base_url: str, query: str, timeout: float = 20) -> list:
+    """The instant query's result once it has one (Prometheus scrapes once a second)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = await asyncio.to_thread(
+            dashboard.prometheus_get, base_url, "/api/v1/query", query=query
+        )
+        if answer["result"]:
+            return answer["result"]
+        if time.monotonic() > deadline:
+            targets = dashboard.prometheus_get(base_url, "/api/v1/targets")["activeTargets"]
+            raise AssertionError(f"no answer to {query}; scrapes: {targets}")
+        await asyncio.sleep(0.2)
+
+
+async def test_the_dashboard_drawn_from_prometheus_shows_the_game(cluster, prometheus):
+    clients, moves = await game_under_way(cluster, moves=6)
+    # Every move scraped, twice over, so that the panels' rates have more than one point.
+    for _round in range(2):
+        await prometheus_answers(prometheus, f'sum(durak_moves_total{{by="player"}}) == {moves}')
+        moves += await play_moves(clients, clients[0].table_id, 6)
+    await prometheus_answers(prometheus, f'sum(durak_moves_total{{by="player"}}) == {moves}')
+
+    layout = json.loads(monitoring.DASHBOARD.read_text())
+    drawn = {
+        panel["id"]: await asyncio.to_thread(dashboard.panel_series, prometheus, panel, 60)
+        for panel in layout["panels"]
+    }
+    page = SCREENSHOTS / "monitoring-dashboard.html"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    dashboard.render(layout, drawn, page)
+    picture = SCREENSHOTS / "monitoring-dashboard-1280.png"
+    picture.unlink(missing_ok=True)
+    height = dashboard.page_height(layout)
+    await asyncio.to_thread(
+        subprocess.run,
+        [os.environ.get("CHROMIUM_PATH") or shutil.which("chromium"), "--headless", "--no-sandbox"]
+        + ["--disable-gpu", f"--screenshot={picture}", f"--window-size=1280,{height}"]
+        + [page.as_uri()],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    for client in clients:
+        await client.socket.close()
+    # Their servers done with them: a server stopped while it still closes one waits long.
+    await scrape_until(
+        cluster.metrics_url, lambda samples: value(samples, "durak_open_sockets", kind="table") == 0
+    )
+
+    by_title = {panel["title"]: drawn[panel["id"]] for panel in layout["panels"]}
+
+    def last(title: str, legend: str) -> float:
+        values = dict(by_title[title])[legend]
+        return values[-1][1]
+
+    move_time = dict(by_title["Move time (receipt to commit, to the last seat's send)"])
+    assert set(move_time) == {"p50 committed", "p99 committed", "p50 sent", "p99 sent"}
+    assert 0 < last("Move time (receipt to commit, to the last seat's send)", "p99 sent") < 1
+    assert last("Moves per second", "by player") > 0
+    assert last("Open sockets", "table") == 2
+    assert [legend for legend, _values in by_title["Open sockets per web process"]] == [
+        f"table pid {pid}"
+        for pid in sorted(
+            legend.split()[-1] for legend, _v in by_title["Open sockets per web process"]
+        )
+    ] and len(by_title["Open sockets per web process"]) == 2
+    assert 0 <= last("Deadline lateness", "p99") < 10
+    assert last("Games, tables, players", "games playing") == 1
+    assert last("Games, tables, players", "players seated") == 2
+    assert last("Processes alive by role", "worker") == 1
+    assert {"channel layer", "Celery queue"} <= set(dict(by_title["Queues"]))
+    # Every alert rule evaluates against these metrics without an error.
+    rules = await asyncio.to_thread(dashboard.prometheus_get, prometheus, "/api/v1/rules")
+    health = {rule["name"]: rule["health"] for group in rules["groups"] for rule in group["rules"]}
+    assert len(health) == 9 and set(health.values()) == {"ok"}, health
+    assert picture.stat().st_size > 10_000

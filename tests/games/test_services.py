@@ -25,7 +25,7 @@ from games.models import (
     Table,
 )
 from games.services import GameError
-from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
+from tests.games.conftest import OPENING_BALANCE, STAKE, create_player, metric_value
 from wallet.models import LedgerTransaction
 from wallet.selectors import user_balance
 from wallet.services import house_account
@@ -132,8 +132,10 @@ def test_an_open_table_nobody_joins_is_closed_by_the_sweeper_and_every_stake_ret
     # Aged last and with a margin: creating the players above can take seconds on a busy machine.
     age_seats(waiting, 590)
 
+    closed = metric_value("durak_sweeper_catchups_total", kind="table")
     assert services.games_sweep() >= 1
     assert services.games_sweep() == 0  # the second run finds nothing left to do
+    assert metric_value("durak_sweeper_catchups_total", kind="table") - closed == 1
 
     abandoned.refresh_from_db()
     assert abandoned.status == Table.Status.CLOSED

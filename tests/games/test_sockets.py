@@ -32,6 +32,7 @@ from tests.games.conftest import (
     SecretLeak,
     TableClient,
     create_player,
+    metric_value,
 )
 from tests.players import session_cookie
 from wallet.selectors import user_balance
@@ -286,6 +287,10 @@ async def test_illegal_acts_are_refused_with_the_engine_or_service_code(snapshot
     foreign_card = engine.hand(other)[0]
     for client in [*clients, watcher]:
         await client.drain()
+    refused = {
+        code: metric_value("durak_refusals_total", code=code)
+        for code in ("stale_version", "not_your_turn", "malformed")
+    }
     # A stale client gets the error and then the current state.
     await clients[leader].send({"type": "act", "action": lead, "version": game.version + 3})
     assert (await clients[leader].receive())["code"] == "stale_version"
@@ -306,6 +311,10 @@ async def test_illegal_acts_are_refused_with_the_engine_or_service_code(snapshot
     assert await count_events(game) == 0
     for client in clients:
         await client.nothing_more()
+    counted = {
+        code: metric_value("durak_refusals_total", code=code) - was for code, was in refused.items()
+    }
+    assert counted == {"stale_version": 1, "not_your_turn": 2, "malformed": 2}
 
     await clients[leader].send({"type": "act", "action": lead, "version": game.version})
     state = await clients[leader].state_at_least(game.version + 1)
@@ -341,6 +350,9 @@ async def test_a_flood_is_warned_once_and_then_closed(snapshots):
     table = await open_table(users, 2)
     client = (await connect_all(users[:1], table, snapshots))[0]
     await client.drain()
+    refused, closed = (
+        metric_value("durak_refusals_total", code=code) for code in ("rate_limited", "4408")
+    )
     sent = int(consumers.RATE_BURST) + consumers.FLOOD_STRIKES + 10
     started = time.monotonic()
     for _ in range(sent):
@@ -351,6 +363,11 @@ async def test_a_flood_is_warned_once_and_then_closed(snapshots):
     # Not an answer per refused message: one warning, then the documented close.
     assert [error["code"] for error in client.errors] == ["rate_limited"]
     assert code == consumers.CLOSE_FLOODING
+    # Each message refused counts (those already read when the socket closed too), the close once.
+    assert metric_value(
+        "durak_refusals_total", code="rate_limited"
+    ) - refused == sent - replies.count("pong")
+    assert metric_value("durak_refusals_total", code="4408") - closed == 1
 
 
 async def test_the_rate_limit_is_shared_by_all_sockets_of_a_user(snapshots):
