@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "channels",
     "allauth",
     "allauth.account",
+    "allauth.mfa",
     "axes",
     "import_export",
     "durak_site",
@@ -91,6 +92,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "durak_site.accounts.staff_access.StaffAccessMiddleware",
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -253,10 +255,12 @@ ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 ACCOUNT_FORMS = {"signup": "durak_site.accounts.forms.SignupForm"}
 ACCOUNT_ADAPTER = "durak_site.accounts.adapter.AccountAdapter"
 
-# The staff login (/admin/login/) locks a nickname for one client address after a few wrong
-# passwords; the same nickname stays open from every other address, so nobody can lock a chosen
-# member of staff out. The players' login has allauth's limits (ACCOUNT_RATE_LIMITS).
-AXES_ONLY_ADMIN_SITE = True
+# Staff sign in through the same allauth login as players (/admin/login/ leads there), then
+# give their second factor. The login locks an e-mail address for one client address after a
+# few wrong passwords; the same address stays open from every other client, so nobody can lock
+# a chosen member of staff out. allauth's limits (ACCOUNT_RATE_LIMITS) apply as well.
+AXES_ONLY_ADMIN_SITE = False
+AXES_USERNAME_CALLABLE = "durak_site.accounts.staff_access.login_name"
 AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
 AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ADMIN_LOGIN_COOLOFF_MINUTES", "15")))
@@ -265,6 +269,17 @@ AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 # Attempts live in the cache (Redis), so the add-on's database tables and pages stay unused.
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no start-up banner in every command's output
+
+# The second factor (allauth.mfa): an authenticator app (TOTP) with one-time recovery codes,
+# or a passkey / security key (WebAuthn), which may also sign in without the password. Every
+# staff member must set one up before the admin opens (durak_site.accounts.staff_access).
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_TOTP_ISSUER = os.environ.get("MFA_TOTP_ISSUER", "Durak")
+# Browsers offer WebAuthn on https pages and on http://localhost, which development uses.
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
+# A staff session ends after this long without a request.
+STAFF_SESSION_IDLE_SECONDS = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "30")) * 60
 
 # A staff member exports only what he may view: import-export lets every staff user export
 # unless told which permission an export needs.

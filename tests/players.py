@@ -5,7 +5,14 @@ from __future__ import annotations
 import functools
 import itertools
 
+import base64
+import hashlib
+import hmac
+import struct
+import time
+
 from allauth.account.models import EmailAddress
+from allauth.mfa.totp.internal.auth import TOTP
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.auth.hashers import make_password
 from django.contrib.sessions.backends.db import SessionStore
@@ -13,6 +20,8 @@ from django.contrib.sessions.backends.db import SessionStore
 from wallet import services as wallet_services
 
 PASSWORD = "Correct-Horse-42"
+# The authenticator app secret of every test staff member (base32, as an app's QR code holds).
+TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
 _numbers = itertools.count(1)
 
 
@@ -28,8 +37,13 @@ def create_player(
     nickname: str | None = None,
     is_staff: bool = False,
     verified_email: bool = False,
+    second_factor: bool | None = None,
 ):
-    """A new user with ``balance`` kopecks deposited; logs in with PASSWORD."""
+    """A new user with ``balance`` kopecks deposited; logs in with PASSWORD.
+
+    Staff get an authenticator app (TOTP_SECRET) as their second factor unless
+    ``second_factor`` is False.
+    """
     nickname = nickname or f"player{next(_numbers)}"
     user = get_user_model().objects.create_user(
         username=nickname, email=f"{nickname}@example.com", password=None, is_staff=is_staff
@@ -38,6 +52,8 @@ def create_player(
     get_user_model().objects.filter(pk=user.pk).update(password=user.password)
     if verified_email:
         EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
+    if second_factor if second_factor is not None else is_staff:
+        give_second_factor(user)
     if balance:
         wallet_services.deposit(
             user=user,
@@ -47,6 +63,21 @@ def create_player(
             memo="opening balance",
         )
     return user
+
+
+def give_second_factor(user) -> None:
+    """Set up TOTP_SECRET as ``user``'s authenticator app, as the setup page would."""
+    TOTP.activate(user, TOTP_SECRET)
+
+
+def totp_code(secret: str = TOTP_SECRET) -> str:
+    """An authenticator app's code for ``secret`` now (RFC 6238: SHA-1, 30 s, 6 digits)."""
+    counter = int(time.time() // 30)
+    digest = hmac.new(base64.b32decode(secret), struct.pack(">Q", counter), hashlib.sha1)
+    raw = digest.digest()
+    offset = raw[-1] & 0x0F
+    value = struct.unpack(">I", raw[offset : offset + 4])[0] & 0x7FFFFFFF
+    return f"{value % 1_000_000:06d}"
 
 
 def session_cookie(user) -> str:

@@ -1,5 +1,6 @@
 """Account e-mails name the site ("Durak do zavala"), not the host that served the request;
-sign-up nicknames are kept in NFKC form and refused when they look like a taken one."""
+sign-up nicknames are kept in NFKC form and refused when they look like a taken one; staff
+confirm who they are again with their second factor, never with the password alone."""
 
 from __future__ import annotations
 
@@ -28,3 +29,10 @@ class AccountAdapter(DefaultAccountAdapter):
         if not shallow and User.objects.filter(nickname_key=nicknames.skeleton(username)).exists():
             raise self.validation_error("username_taken")
         return username
+
+    def get_reauthentication_methods(self, user) -> list[dict]:
+        methods = super().get_reauthentication_methods(user)
+        if user.is_authenticated and user.is_staff:
+            second_factors = [method for method in methods if method["id"] != "reauthenticate"]
+            return second_factors or methods
+        return methods
