@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-import itertools
-
 import base64
+import functools
 import hashlib
 import hmac
+import itertools
 import struct
 import time
 
@@ -16,6 +15,7 @@ from allauth.mfa.totp.internal.auth import TOTP
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.auth.hashers import make_password
 from django.contrib.sessions.backends.db import SessionStore
+from django.urls import reverse
 
 from wallet import services as wallet_services
 
@@ -80,6 +80,13 @@ def totp_code(secret: str = TOTP_SECRET) -> str:
     return f"{value % 1_000_000:06d}"
 
 
+def confirm_second_factor(client) -> None:
+    """Give the second factor again in ``client``'s session, as staff do before a large payout
+    or a balance adjustment."""
+    response = client.post(reverse("mfa_reauthenticate"), {"code": totp_code()})
+    assert response.status_code == 302, "the second factor was not accepted"
+
+
 def session_cookie(user) -> str:
     """The Cookie header value of a logged-in session for ``user``."""
     session = SessionStore()
@@ -90,9 +97,9 @@ def session_cookie(user) -> str:
     return f"sessionid={session.session_key}"
 
 
-def create_staff(*, nickname: str = "staff"):
-    """A staff member with every permission."""
-    user = create_player(is_staff=True, nickname=nickname)
+def create_staff(*, nickname: str = "staff", **options):
+    """A staff member with every permission (and a second factor, as every staff member)."""
+    user = create_player(is_staff=True, nickname=nickname, **options)
     user.is_superuser = True
     user.save()
     return user

@@ -1,3 +1,4 @@
+from allauth.mfa.models import Authenticator
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied
@@ -6,10 +7,12 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from durak_site.accounts.closure import AccountClosureRefused, account_close
 from durak_site.accounts.forms import StaffCloseAccountForm
-from durak_site.accounts.models import User
+from durak_site.accounts.models import SecondFactor, User
+from durak_site.admin_readonly import ReadOnlyAdmin
 
 
 @admin.register(User)
@@ -70,3 +73,33 @@ class PlayerAdmin(UserAdmin):
             "form": form,
         }
         return TemplateResponse(request, "admin/staff_form.html", context)
+
+
+# allauth's own page of authenticators gives way to this read-only one: a second factor is
+# added or removed only by its owner, on the pages that ask him for it (allauth.mfa).
+admin.site.unregister(Authenticator)
+
+
+@admin.register(SecondFactor)
+class SecondFactorAdmin(ReadOnlyAdmin):
+    list_display = ("owner", "kind", "added", "last_used")
+    search_fields = ("user__username", "user__email")
+    list_select_related = ("user",)
+    fields = list_display
+    readonly_fields = fields
+
+    @admin.display(description=gettext_lazy("player"), ordering="user__username")
+    def owner(self, factor: SecondFactor) -> str:
+        return str(factor.user)
+
+    @admin.display(description=gettext_lazy("kind"), ordering="type")
+    def kind(self, factor: SecondFactor) -> str:
+        return factor.get_type_display()
+
+    @admin.display(description=gettext_lazy("added"), ordering="created_at")
+    def added(self, factor: SecondFactor):
+        return factor.created_at
+
+    @admin.display(description=gettext_lazy("last used"), ordering="last_used_at")
+    def last_used(self, factor: SecondFactor):
+        return factor.last_used_at

@@ -1,3 +1,4 @@
+from allauth.mfa.models import Authenticator
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
@@ -104,3 +105,12 @@ class TableSettings(models.Model):
 
     def __str__(self) -> str:
         return str(self.user)
+
+
+class SecondFactor(Authenticator):
+    """allauth's record of a user's second factor, named for the staff pages."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("second factor")
+        verbose_name_plural = _("second factors")

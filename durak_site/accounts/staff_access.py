@@ -40,9 +40,7 @@ class StaffAccessMiddleware:
             # Each request moves the end of the session forward; the cookie and the stored
             # session both expire when the member of staff stops using it.
             request.session.set_expiry(settings.STAFF_SESSION_IDLE_SECONDS)
-            if request.path.startswith(reverse("admin:index")) and not is_mfa_enabled(
-                request.user
-            ):
+            if request.path.startswith(reverse("admin:index")) and not is_mfa_enabled(request.user):
                 messages.warning(
                     request, _("Set up a second factor before you use the staff pages.")
                 )

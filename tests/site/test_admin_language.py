@@ -21,7 +21,7 @@ from django.utils import timezone, translation
 from durak_site.admin_site import accusative
 from games import services as games_services
 from tests.games.test_services import play_out, seated_game
-from tests.players import create_player
+from tests.players import create_staff
 from wallet import deposits, limits, withdrawals
 from wallet import services as wallet_services
 
@@ -106,9 +106,7 @@ def russian_labels(labels: list[str]) -> list[str]:
 @pytest.fixture
 def history():
     """At least one row of every model the admin shows."""
-    staff = create_player(nickname="croupier", verified_email=True)
-    staff.is_staff = staff.is_superuser = True
-    staff.save()
+    staff = create_staff(nickname="croupier", verified_email=True)
     game, users = seated_game(2)
     play_out(game, users)
     open_game, seated = seated_game(3)  # a table still open
