@@ -17,7 +17,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from durak_site import backups, embedded
+from durak_site import backups, embedded, errors
 from durak_site.push import vapid
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -79,6 +79,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "durak_site.logging.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "durak_site.security.ContentSecurityPolicyMiddleware",
     "durak_site.security.RejectNulMiddleware",
@@ -421,6 +422,8 @@ SOCKET_OPENS_AT_ONCE = int(os.environ.get("SOCKET_OPENS_AT_ONCE", str(2 * DB_THR
 
 # --- Logging -------------------------------------------------------------------------------
 
+# JSON lines from every role (durak_site.logging); the web servers' plain access lines are off
+# (the launcher runs Daphne quietly) and AccessLogMiddleware writes one JSON line per request.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -428,7 +431,17 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
+        # Django's own console handler (plain text, under DEBUG) gives way to the JSON one.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.db.backends": {"level": "WARNING"},
         "daphne": {"level": "WARNING"},
     },
 }
+
+# Error reports (durak_site.errors): to Sentry when SENTRY_DSN is set, with nothing personal.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+errors.init_error_reports(
+    SENTRY_DSN,
+    environment=os.environ.get("SENTRY_ENVIRONMENT", "development" if DEBUG else "production"),
+    release=os.environ.get("SENTRY_RELEASE"),
+)
