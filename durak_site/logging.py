@@ -41,7 +41,12 @@ def role() -> str:
     for celery_role in ("worker", "beat"):
         if "celery" in command and celery_role in sys.argv:
             return celery_role
-    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+    if not sys.argv or not sys.argv[0]:
+        return "python"
+    program = os.path.basename(sys.argv[0])
+    if program == "__main__.py":  # python -m PACKAGE
+        return os.path.basename(os.path.dirname(sys.argv[0]))
+    return program.removesuffix(".py")
 
 
 def bound() -> dict[str, object]:
