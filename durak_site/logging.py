@@ -35,7 +35,7 @@ def role() -> str:
     given = os.environ.get("DURAK_ROLE")
     if given:
         return given
-    command = " ".join(os.path.basename(part) for part in sys.argv[:4])
+    command = " ".join(sys.argv[:4])
     if "daphne" in command:
         return "web"
     for celery_role in ("worker", "beat"):
