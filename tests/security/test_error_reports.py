@@ -1,16 +1,12 @@
 """Error reports: with SENTRY_DSN set, a web process sends its errors to Sentry tagged with the
 table and game, and nothing personal goes with them. A small local server stands in for
-Sentry's ingest endpoint and reads its envelopes."""
+Sentry's ingest endpoint and reads its envelopes (tests/sentry.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import gzip
 import json
-import threading
-import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import sentry_sdk
@@ -21,80 +17,16 @@ from games.engine.bots import choose_action
 from games.models import Game, Seat
 from tests.players import PASSWORD
 from tests.security.conftest import Browser, open_socket, open_table, players, receive
+from tests.sentry import SentryStandIn, sentry_stand_in
 from tests.servers import BASE_DIR, LiveServer, server_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def envelope_items(body: bytes) -> list[tuple[dict, bytes]]:
-    """The items of one envelope: a header line, then each item's header line and payload
-    (``length`` bytes when the header gives it, else up to the next newline)."""
-    _envelope_header, _, rest = body.partition(b"\n")
-    items = []
-    while rest.strip():
-        header_line, _, rest = rest.partition(b"\n")
-        header = json.loads(header_line)
-        if "length" in header:
-            payload, rest = rest[: header["length"]], rest[header["length"] + 1 :]
-        else:
-            payload, _, rest = rest.partition(b"\n")
-        items.append((header, payload))
-    return items
-
-
-class SentryStandIn(ThreadingHTTPServer):
-    """Accepts envelopes at /api/<project>/envelope/ and keeps the events among them."""
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _EnvelopeHandler)
-        self.events: list[dict] = []
-        self.raw: list[bytes] = []
-
-    @property
-    def dsn(self) -> str:
-        return f"http://publickey@127.0.0.1:{self.server_address[1]}/1"
-
-    def wait_for(self, wanted, timeout: float = 20) -> dict:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for event in list(self.events):
-                if wanted(event):
-                    return event
-            time.sleep(0.05)
-        raise AssertionError(f"no such event among {len(self.events)}: {self.events}")
-
-
-class _EnvelopeHandler(BaseHTTPRequestHandler):
-    server: SentryStandIn
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        if self.headers.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        assert self.path == "/api/1/envelope/", self.path
-        self.server.raw.append(body)
-        for header, payload in envelope_items(body):
-            if header["type"] == "event":
-                self.server.events.append(json.loads(payload))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    def log_message(self, format: str, *args) -> None:
-        pass
-
-
 @pytest.fixture
 def sentry() -> Iterator[SentryStandIn]:
-    stand_in = SentryStandIn()
-    thread = threading.Thread(target=stand_in.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with sentry_stand_in() as stand_in:
         yield stand_in
-    finally:
-        stand_in.shutdown()
-        stand_in.server_close()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """The run log: every role of ``./dev run`` (launcher, web, worker, beat) writes JSON lines with
-the same fields, and nothing else (no plain access lines, no Celery banner)."""
+the same fields, and nothing else (no plain access lines, no Celery banner). With SENTRY_DSN set,
+beat's jobs report to Sentry as cron monitors."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from durak_site.logging import FIELDS
+from tests.sentry import SentryStandIn, sentry_stand_in
 from tests.servers import BASE_DIR, end_process, free_port, server_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,11 +32,32 @@ def wait_for_lines(path: Path, wanted, process: subprocess.Popen, timeout: float
         time.sleep(0.2)
 
 
-def test_every_role_logs_json_lines_with_the_same_fields():
-    port = free_port()
+def test_every_role_logs_json_lines_and_beat_jobs_check_in_as_cron_monitors():
     log = BASE_DIR / "test-artifacts" / "run.log"
     log.parent.mkdir(exist_ok=True)
-    env = server_env(PORT=str(port), WEB_PROCESSES="1")
+    with sentry_stand_in() as sentry:
+        run_the_platform(log, sentry)
+
+    records = []
+    for line in lines_of(log):
+        record = json.loads(line)  # every line, the shutdown's included
+        assert list(record)[: len(FIELDS)] == list(FIELDS), line
+        records.append(record)
+    assert {"launcher", "web", "worker", "beat"} <= {record["role"] for record in records}
+    assert len({record["process"] for record in records}) >= 4
+    request = next(record for record in records if record.get("path") == "/rules/")
+    assert (request["role"], request["method"], request["status"]) == ("web", "GET", 200)
+    assert 0 < request["duration"] < 10_000
+    task = next(record for record in records if "succeeded in" in record["event"])
+    assert task["role"] == "worker" and task["duration"] > 0
+    assert not any("celery@" in record["event"] and "v5." in record["event"] for record in records)
+
+
+def run_the_platform(log: Path, sentry: SentryStandIn) -> None:
+    """``./dev run`` until every role has logged, a page was served, and beat's first job ran
+    and checked in (started, then finished) as its cron monitor."""
+    port = free_port()
+    env = server_env(PORT=str(port), WEB_PROCESSES="1", SENTRY_DSN=sentry.dsn)
     with open(log, "w") as output:
         launcher = subprocess.Popen(
             [sys.executable, "-m", "durak_site.launcher", "run"],
@@ -48,26 +71,14 @@ def test_every_role_logs_json_lines_with_the_same_fields():
         # The launcher listens already: the request waits in the socket's backlog for Daphne.
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/rules/", timeout=60) as response:
             assert response.status == 200
-        wait_for_lines(
-            log,
-            lambda lines: (
-                any('"path": "/rules/"' in line for line in lines)
-                and any(" ready." in line for line in lines)
-                and any("beat: Starting" in line for line in lines)
-            ),
-            launcher,
-        )
+        wait_for_lines(log, lambda lines: any("succeeded in" in line for line in lines), launcher)
+        for status in ("in_progress", "ok"):
+            sentry.wait_for(
+                lambda check_in, status=status: (
+                    check_in["monitor_slug"] == "wallet-expire-payments"
+                    and check_in["status"] == status
+                ),
+                among="check_ins",
+            )
     finally:
         end_process(launcher, timeout=30)
-
-    records = []
-    for line in lines_of(log):
-        record = json.loads(line)  # every line, the shutdown's included
-        assert list(record)[: len(FIELDS)] == list(FIELDS), line
-        records.append(record)
-    assert {"launcher", "web", "worker", "beat"} <= {record["role"] for record in records}
-    assert len({record["process"] for record in records}) >= 4
-    request = next(record for record in records if record.get("path") == "/rules/")
-    assert (request["role"], request["method"], request["status"]) == ("web", "GET", 200)
-    assert 0 < request["duration"] < 10_000
-    assert not any("celery@" in record["event"] and "v5." in record["event"] for record in records)
