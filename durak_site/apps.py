@@ -8,3 +8,6 @@ class DurakSiteConfig(AppConfig):
     def ready(self) -> None:
         # Connects the signals that close sockets when their session ends.
         from durak_site import sockets  # noqa: F401
+        from durak_site.logging import log_uncaught_exceptions
+
+        log_uncaught_exceptions()

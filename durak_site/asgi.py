@@ -9,7 +9,7 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from durak_site import accepts, backlog, heartbeats, monitoring, outages  # noqa: E402
+from durak_site import accepts, backlog, errors, heartbeats, monitoring, outages  # noqa: E402
 from durak_site.db import AuthMiddlewareStack  # noqa: E402
 from durak_site.opens import OpenLimits  # noqa: E402
 from durak_site.origins import SiteOriginValidator  # noqa: E402
@@ -27,8 +27,12 @@ outages.close_sockets_on_shutdown()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": outages.OutageMiddleware(
-            SiteOriginValidator(OpenLimits(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))))
+        "websocket": errors.around_sockets(
+            outages.OutageMiddleware(
+                SiteOriginValidator(
+                    OpenLimits(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+                )
+            )
         ),
     }
 )

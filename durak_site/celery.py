@@ -1,11 +1,15 @@
+import logging
 import os
+import sys
 
 from celery import Celery, signals
 from celery.app.amqp import AMQP
+from celery.apps import worker as celery_worker
 from kombu import Connection
 from kombu.transport import redis
 
 from durak_site import heartbeats
+from durak_site import logging as site_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 
@@ -49,6 +53,34 @@ class RedisTransport(redis.Transport):
     def client(self, value: Connection | None) -> None:
         if value is not None:
             self._client = value
+
+
+@signals.setup_logging.connect
+def log_as_json(**kwargs) -> None:
+    """Worker and beat log through the site's LOGGING (JSON lines), not Celery's own format."""
+    from logging.config import dictConfig
+
+    from django.conf import settings
+
+    dictConfig(settings.LOGGING)
+
+
+def _say_as_json(message: str, stream=sys.__stderr__) -> None:
+    """The worker's shutdown notes, which it writes straight to the stream from its signal
+    handlers (where logging's locks could deadlock), as a JSON line written the same way."""
+    record = logging.makeLogRecord(
+        {"msg": message, "levelname": "WARNING", "levelno": logging.WARNING, "name": __name__}
+    )
+    os.write(stream.fileno(), (site_logging.JsonFormatter().format(record) + "\n").encode())
+
+
+celery_worker.safe_say = _say_as_json
+
+
+@signals.task_prerun.connect
+def forget_the_last_tasks_ids(**kwargs) -> None:
+    """A task's log lines and error reports name only the ids it binds itself."""
+    site_logging.unbind()
 
 
 @signals.task_postrun.connect

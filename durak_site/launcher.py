@@ -13,6 +13,7 @@ Called by the ``dev`` script after it has prepared the virtual environment.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -24,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from durak_site import accepts, backups, embedded, monitoring
+from durak_site.logging import JsonFormatter
 from durak_site.translations import compile_catalogs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -33,12 +35,33 @@ LISTEN_BACKLOG = 2048
 WORKER_CONCURRENCY = 2
 
 
+logger = logging.getLogger("durak_site.launcher")
+
+
+def _log_for(command: str) -> None:
+    """A run's lines are JSON like its children's (durak_site.logging); the one-off commands
+    speak to the person at the terminal in plain lines."""
+    handler = logging.StreamHandler(sys.stdout)
+    if command == "run":
+        handler.setFormatter(JsonFormatter(role="launcher"))
+    else:
+        handler.setFormatter(logging.Formatter("[durak] %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+
+
 def _say(message: str) -> None:
-    print(f"[durak] {message}", flush=True)
+    logger.info(message)
 
 
 def _manage(*args: str) -> None:
-    subprocess.run([sys.executable, str(BASE_DIR / "manage.py"), *args], check=True)
+    """Run a manage.py command; what it prints becomes the launcher's log lines."""
+    finished = subprocess.run(
+        [sys.executable, str(BASE_DIR / "manage.py"), *args], capture_output=True, text=True
+    )
+    for line in (finished.stdout + finished.stderr).splitlines():
+        if line.strip():
+            logger.log(logging.INFO if finished.returncode == 0 else logging.ERROR, line)
+    finished.check_returncode()
 
 
 def _start_services() -> embedded.StartResult:
@@ -102,7 +125,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 def daphne_command(listener: socket.socket) -> list[str]:
     fd = str(listener.fileno())
-    return [str(BIN / "daphne"), "--fd", fd, *proxy_arguments(os.environ)] + [
+    # Verbosity 0: no plain access lines (durak_site.logging writes them as JSON).
+    return [str(BIN / "daphne"), "-v", "0", "--fd", fd, *proxy_arguments(os.environ)] + [
         "durak_site.asgi:application"
     ]
 
@@ -219,13 +243,13 @@ def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
     commands = {
         f"daphne-{number}": daphne_command(listener) for number in range(1, web_processes() + 1)
     }
+    # Quiet: no start-up banner; they log as JSON lines (durak_site.celery).
     commands["worker"] = [
         str(BIN / "celery"),
         "-A",
         "durak_site",
+        "--quiet",
         "worker",
-        "-l",
-        "info",
         "-c",
         str(WORKER_CONCURRENCY),
     ]
@@ -233,9 +257,8 @@ def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
         str(BIN / "celery"),
         "-A",
         "durak_site",
+        "--quiet",
         "beat",
-        "-l",
-        "info",
         "-s",
         str(embedded.VAR_DIR / "celerybeat-schedule"),
     ]
@@ -262,9 +285,18 @@ def run() -> int:
     commands = platform_commands(listener)
     web = [name for name in commands if name.startswith("daphne-")]
     children = [
-        Child(name, commands[name], (listener.fileno(),), accepts.share_environment(share, slot))
+        Child(
+            name,
+            commands[name],
+            (listener.fileno(),),
+            {**accepts.share_environment(share, slot), "DURAK_ROLE": "web"},
+        )
         for slot, name in enumerate(web)
-    ] + [Child(name, command, ()) for name, command in commands.items() if name not in web]
+    ] + [
+        Child(name, command, (), {"DURAK_ROLE": name})
+        for name, command in commands.items()
+        if name not in web
+    ]
     servers = EmbeddedServers(started)
     stop_requested = False
 
@@ -409,6 +441,7 @@ USAGE = """usage: dev run                      the whole platform
 
 
 def main(argv: list[str]) -> int:
+    _log_for(argv[0] if argv else "")
     if not argv or argv[0] not in {"run", "test", "manage", "backup", "restore", "services"}:
         print(USAGE)
         return 2

@@ -18,7 +18,7 @@ from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from durak_site import backups, embedded, monitoring
+from durak_site import backups, embedded, errors, monitoring
 from durak_site.push import vapid
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "channels",
     "allauth",
     "allauth.account",
+    "allauth.mfa",
     "axes",
     "import_export",
     "durak_site",
@@ -79,6 +80,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "durak_site.logging.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "durak_site.security.ContentSecurityPolicyMiddleware",
     "durak_site.security.RejectNulMiddleware",
@@ -92,6 +94,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "durak_site.accounts.staff_access.StaffAccessMiddleware",
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -298,10 +301,12 @@ IDENTITY_DOCUMENTS_DIR = Path(
 IDENTITY_DOCUMENTS_RETENTION_DAYS = int(os.environ.get("IDENTITY_DOCUMENTS_RETENTION_DAYS", "1825"))
 ACCOUNT_ADAPTER = "durak_site.accounts.adapter.AccountAdapter"
 
-# The staff login (/admin/login/) locks a nickname for one client address after a few wrong
-# passwords; the same nickname stays open from every other address, so nobody can lock a chosen
-# member of staff out. The players' login has allauth's limits (ACCOUNT_RATE_LIMITS).
-AXES_ONLY_ADMIN_SITE = True
+# Staff sign in through the same allauth login as players (/admin/login/ leads there), then
+# give their second factor. The login locks an e-mail address for one client address after a
+# few wrong passwords; the same address stays open from every other client, so nobody can lock
+# a chosen member of staff out. allauth's limits (ACCOUNT_RATE_LIMITS) apply as well.
+AXES_ONLY_ADMIN_SITE = False
+AXES_USERNAME_CALLABLE = "durak_site.accounts.staff_access.login_name"
 AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
 AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ADMIN_LOGIN_COOLOFF_MINUTES", "15")))
@@ -310,6 +315,17 @@ AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 # Attempts live in the cache (Redis), so the add-on's database tables and pages stay unused.
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no start-up banner in every command's output
+
+# The second factor (allauth.mfa): an authenticator app (TOTP) with one-time recovery codes,
+# or a passkey / security key (WebAuthn), which may also sign in without the password. Every
+# staff member must set one up before the admin opens (durak_site.accounts.staff_access).
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_TOTP_ISSUER = os.environ.get("MFA_TOTP_ISSUER", "Durak")
+# Browsers offer WebAuthn on https pages and on http://localhost, which development uses.
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
+# A staff session ends after this long without a request.
+STAFF_SESSION_IDLE_SECONDS = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "30")) * 60
 
 # A staff member exports only what he may view: import-export lets every staff user export
 # unless told which permission an export needs.
@@ -476,6 +492,8 @@ SOCKET_OPENS_AT_ONCE = int(os.environ.get("SOCKET_OPENS_AT_ONCE", str(2 * DB_THR
 
 # --- Logging -------------------------------------------------------------------------------
 
+# JSON lines from every role (durak_site.logging); the web servers' plain access lines are off
+# (the launcher runs Daphne quietly) and AccessLogMiddleware writes one JSON line per request.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -483,7 +501,17 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
+        # Django's own console handler (plain text, under DEBUG) gives way to the JSON one.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.db.backends": {"level": "WARNING"},
         "daphne": {"level": "WARNING"},
     },
 }
+
+# Error reports (durak_site.errors): to Sentry when SENTRY_DSN is set, with nothing personal.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+errors.init_error_reports(
+    SENTRY_DSN,
+    environment=os.environ.get("SENTRY_ENVIRONMENT", "development" if DEBUG else "production"),
+    release=os.environ.get("SENTRY_RELEASE"),
+)

@@ -1,3 +1,4 @@
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
@@ -9,6 +10,8 @@ from durak_site.push import views as push_views
 admin.site.site_header = _("Durak: staff")
 admin.site.site_title = _("Durak: staff")
 admin.site.index_title = _("Platform administration")
+# Staff sign in through allauth's login, with its second factor and throttles.
+admin.site.login = secure_admin_login(admin.site.login)
 
 handler500 = views.server_error
 

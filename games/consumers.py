@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site import handshakes, metrics, opens, ratelimit, sockets
+from durak_site import logging as site_logging
 from durak_site.clients import address_of_scope, client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
@@ -181,6 +182,7 @@ class JsonSocket(AsyncWebsocketConsumer):
             await self.refuse(CLOSE_TOO_MANY_SOCKETS)
             return
         self.claimed = True
+        site_logging.bind(user=self.user.pk)
         self.session_checked_at = time.monotonic()
         self.heartbeat = asyncio.create_task(self.keep_alive())
         await self.channel_layer.group_add(sockets.user_group(self.user.pk), self.channel_name)
@@ -376,6 +378,7 @@ class TableConsumer(JsonSocket):
             await self.refuse(CLOSE_NOT_FOUND)
             return
         self.joined = True
+        site_logging.bind(table=self.table_id)
         self.table_groups = [
             broadcast.user_group(self.table_id, self.user.pk),
             broadcast.watch_group(self.table_id),
@@ -411,6 +414,7 @@ class TableConsumer(JsonSocket):
         at = broadcast.stamp()  # before the read: a later broadcast holds newer data
         held = await database_sync_to_async(_table_state)(self.table_id, self.user)
         self.held, self.key = held, (held.game_id, held.version, at)
+        site_logging.bind(game=held.game_id)
         await self.send(text_data=held.frame())
 
     async def table_state(self, event: dict) -> None:

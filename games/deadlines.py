@@ -33,6 +33,7 @@ from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 
 from durak_site import heartbeats
+from durak_site import logging as site_logging
 from games import clocks, metrics, presence, services
 from games.models import Game
 
@@ -84,11 +85,12 @@ def fire_due(*, before: timedelta = timedelta(0)) -> int:
         return 0
     fired = 0
     for game_id, version, deadline in due(min(timezone.now() - before, served_until)):
-        try:
-            acted = services.game_timeout(game_id=game_id, version=version)
-        except Exception:
-            logger.exception("the deadline of game %s failed", game_id)
-            continue
+        with site_logging.bound_to(game=game_id, version=version):
+            try:
+                acted = services.game_timeout(game_id=game_id, version=version)
+            except Exception:
+                logger.exception("the deadline of game %s failed", game_id)
+                continue
         if acted:
             fired += 1
             metrics.DEADLINE_LATENESS.observe((timezone.now() - deadline).total_seconds())

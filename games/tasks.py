@@ -6,6 +6,7 @@ import threading
 
 from celery import shared_task, signals
 
+from durak_site import logging as site_logging
 from games import broadcast, clocks, deadlines, services
 from games.services import notices
 
@@ -29,6 +30,7 @@ def start_deadline_loop(**kwargs) -> None:
 @shared_task(name="games.tasks.bot_move", ignore_result=True)
 def bot_move(game_id: int, version: int) -> bool:
     """Play a bot's move at a practice table if the game is still at `version`."""
+    site_logging.bind(game=game_id, version=version)
     return services.bot_play(game_id=game_id, version=version)
 
 

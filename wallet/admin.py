@@ -16,6 +16,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from durak_site.accounts import staff_access
 from durak_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 from durak_site.exports import (
     SpreadsheetExportMixin,
@@ -135,6 +136,7 @@ class AccountAdmin(ReadOnlyAdmin):
             request.POST or None, initial={"player": request.GET.get("player", "")}
         )
         if request.method == "POST" and form.is_valid():
+            staff_access.require_second_factor_again(request)
             data = form.cleaned_data
             amount = parse_major_units(data["amount"])
             if data["direction"] == StaffAdjustmentForm.DEBIT:
@@ -529,6 +531,11 @@ class WithdrawalAdmin(ReadOnlyAdmin):
         form = WithdrawalDecisionForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
+            if (
+                data["decision"] == WithdrawalDecisionForm.APPROVE
+                and withdrawal.amount > settings.WITHDRAWAL_FOUR_EYES_ABOVE
+            ):
+                staff_access.require_second_factor_again(request)
             try:
                 if data["decision"] == WithdrawalDecisionForm.APPROVE:
                     decided = withdrawals.withdrawal_approve(

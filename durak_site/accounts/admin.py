@@ -1,3 +1,4 @@
+from allauth.mfa.models import Authenticator
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied
@@ -12,7 +13,7 @@ from django.utils.translation import gettext_lazy
 from durak_site.accounts import identity
 from durak_site.accounts.closure import AccountClosureRefused, account_close
 from durak_site.accounts.forms import IdentityDecisionForm, StaffCloseAccountForm
-from durak_site.accounts.models import IdentityDocument, IdentityStatus, User
+from durak_site.accounts.models import IdentityDocument, IdentityStatus, SecondFactor, User
 from durak_site.admin_readonly import ReadOnlyAdmin
 
 
@@ -130,6 +131,9 @@ class IdentityDocumentAdmin(ReadOnlyAdmin):
     """Documents waiting for (or past) review; the files open only through ``file_view``."""
 
     list_display = ("id", "player", "uploaded_at", "content_type", "size", "status", "open")
+    # The file itself shows only as the link to the permission-checked view: it has no address.
+    fields = ("player", "uploaded_at", "content_type", "size", "status", "open")
+    readonly_fields = fields
     list_filter = ("user__identity_status", "uploaded_at")
     search_fields = ("user__username",)
     list_select_related = ("user",)
@@ -172,3 +176,33 @@ class IdentityDocumentAdmin(ReadOnlyAdmin):
         # Shown by the browser, never run: no script of the site's origin can come from it.
         response["Content-Security-Policy"] = "sandbox; default-src 'none'; img-src 'self'"
         return response
+
+
+# allauth's own page of authenticators gives way to this read-only one: a second factor is
+# added or removed only by its owner, on the pages that ask him for it (allauth.mfa).
+admin.site.unregister(Authenticator)
+
+
+@admin.register(SecondFactor)
+class SecondFactorAdmin(ReadOnlyAdmin):
+    list_display = ("owner", "kind", "added", "last_used")
+    search_fields = ("user__username", "user__email")
+    list_select_related = ("user",)
+    fields = list_display
+    readonly_fields = fields
+
+    @admin.display(description=gettext_lazy("player"), ordering="user__username")
+    def owner(self, factor: SecondFactor) -> str:
+        return str(factor.user)
+
+    @admin.display(description=gettext_lazy("kind"), ordering="type")
+    def kind(self, factor: SecondFactor) -> str:
+        return factor.get_type_display()
+
+    @admin.display(description=gettext_lazy("added"), ordering="created_at")
+    def added(self, factor: SecondFactor):
+        return factor.created_at
+
+    @admin.display(description=gettext_lazy("last used"), ordering="last_used_at")
+    def last_used(self, factor: SecondFactor):
+        return factor.last_used_at

@@ -4,6 +4,7 @@ import os
 import uuid
 from pathlib import Path
 
+from allauth.mfa.models import Authenticator
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -182,3 +183,12 @@ class IdentityDocument(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.user}"
+
+
+class SecondFactor(Authenticator):
+    """allauth's record of a user's second factor, named for the staff pages."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("second factor")
+        verbose_name_plural = _("second factors")

@@ -7,3 +7,6 @@ class AuditConfig(AppConfig):
     label = "audit"
     verbose_name = _("Staff audit trail")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from durak_site.audit import staff_access  # noqa: F401 (connects the receivers)

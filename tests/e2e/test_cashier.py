@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from games.models import Game, Table
 from tests.e2e.test_browser import DESKTOP, PHONE, sign_up
-from tests.players import PASSWORD, create_player
+from tests.players import PASSWORD, create_player, totp_code
 from wallet.models import Account, Payment, Withdrawal
 from wallet.selectors import user_balance
 
@@ -117,10 +117,14 @@ def test_deposit_play_withdraw_and_staff_approval_with_balances_at_each_step(
     cashier = create_player(nickname="kassir", is_staff=True)
     cashier.user_permissions.add(Permission.objects.get(codename="approve_withdrawal"))
     staff = browser.new_context(viewport=DESKTOP, locale="ru-RU").new_page()
+    # The admin's login is the site's, then the authenticator app's code.
     staff.goto(f"{live_url}/admin/login/")
-    staff.fill("input[name=username]", "kassir")
+    staff.fill("input[name=login]", cashier.email)
     staff.fill("input[name=password]", PASSWORD)
-    staff.locator("input[type=submit]").click()
+    staff.locator("main form button[type=submit]").first.click()
+    staff.fill("input[name=code]", totp_code())
+    staff.locator("main form button[type=submit]").first.click()
+    expect(staff).to_have_url(re.compile(r"^http://[^/?]+/admin/$"))
     staff.goto(f"{live_url}/admin/wallet/withdrawal/?status__exact=pending")
     screenshot(staff, "cashier-admin-queue-desktop")
     staff.get_by_role("link", name="одобрить или отклонить").click()

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 from games.models import ChatBan, ChatMessage, ChatReport
 from tests.e2e.test_layout import PHONE, funded_player, log_in
 from tests.e2e.test_table_ui import EVERY_SCREEN, both_pages, lead, shot, wait_for_version
-from tests.players import create_player
+from tests.players import create_staff
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -146,7 +146,5 @@ def game_players(game) -> list[str]:
 
 
 def log_in_staff(browser, live_url: str, viewport, locale: str, suffix: str) -> Page:
-    staff = create_player(nickname=f"chatstaff{suffix}")
-    staff.is_staff = staff.is_superuser = True
-    staff.save()
+    staff = create_staff(nickname=f"chatstaff{suffix}")
     return log_in(browser, live_url, staff, viewport, locale)

@@ -12,7 +12,7 @@ from durak_site.clients import Client
 from games import services
 from games.models import Game
 from tests.fairplay_patterns import finish_game, ordinary_play, play_with_sleeper
-from tests.players import create_player, session_cookie
+from tests.players import create_player, create_staff, session_cookie
 from wallet import services as wallet_services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -23,9 +23,7 @@ STAKE = 100_00
 
 def two_games_and_some_cash(play_out):
     """A staff member; two finished games, five deposits, a withdrawal and a staff credit."""
-    staff = create_player(nickname="boss")
-    staff.is_staff = staff.is_superuser = True
-    staff.save()
+    staff = create_staff(nickname="boss")
     for seats in (2, 3):
         users = [create_player(balance=1000_00) for _ in range(seats)]
         table = services.table_create(user=users[0], stake=STAKE, seats=seats)

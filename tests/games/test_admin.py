@@ -13,6 +13,7 @@ from games.models import PayoutScheme, Table
 from games.services import GameError
 from tests.games.conftest import STAKE, create_player
 from tests.games.test_services import play_out, seated_game
+from tests.players import create_staff
 from tests.spreadsheets import read_csv, read_xlsx
 from wallet.models import Account, Entry, LedgerTransaction
 from wallet.money import format_money
@@ -23,9 +24,7 @@ GAMES_EXPORT = reverse("admin:games_game_export")
 
 @pytest.fixture
 def staff_client(client):
-    staff = create_player(balance=0, nickname="croupier")
-    staff.is_staff = staff.is_superuser = True
-    staff.save()
+    staff = create_staff(nickname="croupier")
     client.force_login(staff)
     return client
 

@@ -24,6 +24,7 @@ from tests.fairplay_patterns import (
     play_with_sleeper,
 )
 from tests.games.conftest import create_player
+from tests.players import create_staff
 from tests.site.test_admin_language import english_words, labels_of, russian_labels
 
 pytestmark = pytest.mark.django_db
@@ -137,9 +138,7 @@ def test_staff_see_the_evidence_with_links_to_the_games_and_block_from_the_page(
     players = [create_player(balance=BALANCE) for _ in range(8)]
     ordinary_play(players, games=30, seed=7)
     games = [finish_game([anna, boris], order=[1, 0]) for _ in range(8)]
-    staff = create_player(balance=0, nickname="floorman")
-    staff.is_staff = staff.is_superuser = True
-    staff.save()
+    staff = create_staff(nickname="floorman")
     client.force_login(staff)
 
     response = client.get(reverse("admin:games_fair_play"), HTTP_ACCEPT_LANGUAGE="ru")

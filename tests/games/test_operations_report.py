@@ -16,6 +16,7 @@ from games.models import Game, GameEvent, Table
 from games.reports import operations_report
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from tests.games.test_services import expire_deadline, play_out, seated_game
+from tests.players import create_staff
 from tests.spreadsheets import read_csv, read_xlsx
 from wallet import services as wallet_services
 from wallet.models import Account, Entry
@@ -34,9 +35,7 @@ def history():
     """Six funded players and a staff member; two games, a timeout, a table left, a paid and
     a pending withdrawal and two staff adjustments. The three-player game is moved three days
     back."""
-    staff = create_player(balance=0, nickname="boss")
-    staff.is_staff = staff.is_superuser = True
-    staff.save()
+    staff = create_staff(nickname="boss")
 
     pair, pair_users = seated_game(2)
     Table.objects.filter(pk=pair.table_id).update(commission_percent="5")

@@ -13,6 +13,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import http_ece
@@ -369,7 +370,10 @@ def test_a_paid_withdrawal_is_pushed_with_its_amount_in_the_devices_language(
         withdrawals.withdrawal_approve(
             withdrawal_id=withdrawal.pk, staff_user=staff, payout_reference="bank-1"
         )
-    assert len(callbacks) == 1  # the task is queued after the commit
+    # The task is queued after the commit.
+    assert [callback.func.__name__ for callback in callbacks if isinstance(callback, partial)] == [
+        "_send_paid_notice"
+    ]
     wallet_tasks.notify_withdrawal_paid(withdrawal.pk)
     [request] = push_service.requests
     message = phone.read(request)

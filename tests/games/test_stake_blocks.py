@@ -15,6 +15,7 @@ from games.models import Game, Seat, StakeBlock, Table
 from games.services import GameError
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from tests.games.test_services import play_out, seated_game
+from tests.players import create_staff
 from wallet.selectors import user_balance
 
 pytestmark = pytest.mark.django_db
@@ -24,9 +25,7 @@ REASON = "Chip dumping with boris"
 
 @pytest.fixture
 def staff():
-    user = create_player(balance=0, nickname="floorman")
-    user.is_staff = user.is_superuser = True
-    user.save()
+    user = create_staff(nickname="floorman")
     return user
 
 

@@ -18,6 +18,7 @@ from games.replay import verify_game
 from games.services import GameError
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from tests.games.test_services import play_out, seated_game
+from tests.players import create_staff
 from tests.spreadsheets import read_xlsx
 from wallet.selectors import user_balance
 
@@ -264,10 +265,7 @@ def test_a_practice_player_sees_the_options_in_his_table_state():
 
 
 def test_staff_see_and_filter_the_options_and_export_them_with_every_game(client):
-    staff = create_player(balance=0, nickname="croupier")
-    staff.is_staff = staff.is_superuser = True
-    staff.save()
-    client.force_login(staff)
+    client.force_login(create_staff(nickname="croupier"))
     podkidnoy, users = seated_game(2, options=PODKIDNOY_24)
     play_out(podkidnoy, users)
     standard, _users = seated_game(2)

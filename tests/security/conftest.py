@@ -26,7 +26,7 @@ from tests.games.conftest import (  # noqa: F401 - fixtures
     fresh_channel_layer,
     no_presence_left,
 )
-from tests.players import PASSWORD, session_cookie
+from tests.players import PASSWORD, session_cookie, totp_code
 from tests.servers import (
     BASE_DIR,
     LiveServer,
@@ -152,7 +152,11 @@ class Browser:
         return self.request("POST", path, {**form, "csrfmiddlewaretoken": token.group(1)})
 
     def log_in(self, user, password: str = PASSWORD):
-        return self.submit("/accounts/login/", {"login": user.email, "password": password})
+        """Sign in; a member of staff then gives his authenticator app's code, as asked."""
+        answer = self.submit("/accounts/login/", {"login": user.email, "password": password})
+        if answer[0] == 302 and answer[2]["Location"] == "/accounts/2fa/authenticate/":
+            return self.submit("/accounts/2fa/authenticate/", {"code": totp_code()})
+        return answer
 
 
 async def open_socket(

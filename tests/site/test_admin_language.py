@@ -14,15 +14,17 @@ from html.parser import HTMLParser
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Group
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import RequestFactory, override_settings
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from durak_site.accounts import identity
 from durak_site.admin_site import accusative
 from games import services as games_services
 from games.models import GameAnalysis, Puzzle
 from tests.games.test_services import play_out, seated_game
-from tests.players import create_player
+from tests.players import create_staff
 from wallet import deposits, limits, withdrawals
 from wallet import services as wallet_services
 
@@ -105,11 +107,10 @@ def russian_labels(labels: list[str]) -> list[str]:
 
 
 @pytest.fixture
-def history():
+def history(settings, tmp_path):
     """At least one row of every model the admin shows."""
-    staff = create_player(nickname="croupier", verified_email=True)
-    staff.is_staff = staff.is_superuser = True
-    staff.save()
+    settings.IDENTITY_DOCUMENTS_DIR = tmp_path / "identity"
+    staff = create_staff(nickname="croupier", verified_email=True)
     game, users = seated_game(2)
     game = play_out(game, users)
     GameAnalysis.objects.create(game=game, user=users[0])
@@ -141,6 +142,9 @@ def history():
     )
     limits.limit_set(user=users[1], kind="loss_day", value=100_00)
     limits.break_start(user=users[1], length="24h")
+    identity.document_upload(
+        user=users[1], file=SimpleUploadedFile("passport.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
+    )
     return staff
 
 

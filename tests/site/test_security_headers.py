@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from games import services
-from tests.players import create_player
+from tests.players import create_player, give_second_factor
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +65,7 @@ def test_the_policy_lets_the_page_reach_its_own_sockets_only(client, player):
 def test_the_admin_keeps_its_own_headers(client, player):
     player.is_staff = player.is_superuser = True
     player.save()
+    give_second_factor(player)
     response = client.get("/admin/")
     assert response.status_code == 200
     assert "Content-Security-Policy" not in response

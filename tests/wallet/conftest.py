@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.players import create_player
+from tests.players import confirm_second_factor, create_player
 from wallet import services
 
 
@@ -38,5 +38,7 @@ def ledger(make_user):
 
 @pytest.fixture
 def staff_client(client, staff):
+    """Signed in, with the second factor just confirmed."""
     client.force_login(staff)
+    confirm_second_factor(client)
     return client

@@ -84,7 +84,7 @@ def test_staff_credit_records_the_staff_member_and_posts_once(staff_client, staf
     assert adjustment.memo == "Compensation for a lost connection"
     assert selectors.user_balance(user=anna) == 5_000 + 1_250
     assert Account.objects.get(kind=Account.Kind.HOUSE).balance == -1_250
-    audit = StaffAction.objects.get()
+    audit = StaffAction.objects.get(action="wallet.adjust")
     assert (audit.staff, audit.action, audit.player, audit.reason) == (
         staff,
         "wallet.adjust",
