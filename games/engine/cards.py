@@ -5,6 +5,7 @@ four adjacent bits, and a set of cards an int bitmask. The ranks 6..A of the 36-
 positions 0..8 and the ranks 2..5 of the 52-card deck positions 9..12: the default game's card
 sets stay within 36 bits, ints Python handles fastest, and within each of the two blocks int
 order is rank order. ``in_rank_order`` lists cards lowest rank first across both blocks.
+``CARD_CODES[card]`` is every card's code; ``CODES`` those of the 36-card deck, a default game.
 A game's deck is its top ranks (``DECKS``): 24 cards from 9, 36 from 6, 52 from 2.
 """
 
@@ -18,10 +19,12 @@ ALL_CARDS = len(RANKS) * len(SUITS)
 LOW_RANKS_BIT = 4 * POSITION_RANKS.index("2")
 HAND_SIZE = 6
 
-CODES: tuple[str, ...] = tuple(
+CARD_CODES: tuple[str, ...] = tuple(
     POSITION_RANKS[card >> 2] + SUITS[card & 3] for card in range(ALL_CARDS)
 )
-CARD_BY_CODE: dict[str, int] = {code: card for card, code in enumerate(CODES)}
+CARD_BY_CODE: dict[str, int] = {code: card for card, code in enumerate(CARD_CODES)}
+# The codes of the default 36-card deck, by card: the cards of a game with default options.
+CODES: tuple[str, ...] = CARD_CODES[:LOW_RANKS_BIT]
 SUIT_BY_CODE: dict[str, int] = {suit: index for index, suit in enumerate(SUITS)}
 
 # RANK_CARDS[p]: the four cards of the rank at position p.
@@ -70,7 +73,7 @@ BEATERS: tuple[tuple[int, ...], ...] = tuple(
 def _subsets_by_size(rank: int, suits: int) -> tuple[tuple[str, ...], ...]:
     cards = [4 * rank + suit for suit in range(4) if suits >> suit & 1]
     subsets = [
-        tuple(CODES[card] for index, card in enumerate(cards) if pick >> index & 1)
+        tuple(CARD_CODES[card] for index, card in enumerate(cards) if pick >> index & 1)
         for pick in range(1, 1 << len(cards))
     ]
     return tuple(sorted(subsets, key=len))
@@ -104,7 +107,7 @@ def in_rank_order(mask: int) -> list[int]:
 
 def codes_of(mask: int) -> list[str]:
     """The codes of a bitmask's cards, lowest rank first."""
-    return [CODES[card] for card in in_rank_order(mask)]
+    return [CARD_CODES[card] for card in in_rank_order(mask)]
 
 
 def deck_codes(size: int) -> list[str]:

@@ -11,8 +11,8 @@ from typing import Any
 from .cards import (
     BEATERS,
     CARD_BY_CODE,
+    CARD_CODES,
     CARDS_OF_RANKS,
-    CODES,
     DECKS,
     HAND_SIZE,
     LEADS,
@@ -345,7 +345,7 @@ class Game:
             "format": STATE_FORMAT,
             "seed": self._seed,
             "hands": [codes_of(hand) for hand in self._hands],
-            "talon": [CODES[card] for card in self._talon],
+            "talon": [CARD_CODES[card] for card in self._talon],
             "trump": SUITS[self._trump],
             "trump_card": self._trump_card_code(),
             "discard": codes_of(self._discard),
@@ -537,7 +537,9 @@ class Game:
         actions: list[dict[str, Any]] = []
         if self._taking or self._unbeaten < self._hands[self._defender].bit_count():
             throwable = self._hands[seat] & CARDS_OF_RANKS[self._table_ranks]
-            actions = [{"type": "attack", "cards": [CODES[card]]} for card in cards_in(throwable)]
+            actions = [
+                {"type": "attack", "cards": [CARD_CODES[card]]} for card in cards_in(throwable)
+            ]
         if phase != DEFEND and seat in self._waiting:
             actions.append({"type": "pass"})
         return actions
@@ -561,7 +563,7 @@ class Game:
         hand = self._hands[self._defender]
         beaters = BEATERS[self._trump]
         actions = [
-            {"type": "defend", "attack": CODES[attack], "card": CODES[card]}
+            {"type": "defend", "attack": CARD_CODES[attack], "card": CARD_CODES[card]}
             for attack, defense in zip(self._attacks, self._defenses, strict=True)
             if defense < 0
             for card in cards_in(hand & beaters[attack])
@@ -569,7 +571,7 @@ class Game:
         if self._transfer_problem(1) is None:
             transferable = hand & CARDS_OF_RANKS[self._table_ranks]
             actions += [
-                {"type": "transfer", "cards": [CODES[card]]} for card in cards_in(transferable)
+                {"type": "transfer", "cards": [CARD_CODES[card]]} for card in cards_in(transferable)
             ]
         actions.append(TAKE.copy())
         return actions
@@ -606,7 +608,7 @@ class Game:
         hand = self._hands[seat]
         plain = hand & ~SUIT_CARDS[self._trump]
         lowest = in_rank_order(plain or hand)[0]
-        return {"type": "attack", "cards": [CODES[lowest]]}
+        return {"type": "attack", "cards": [CARD_CODES[lowest]]}
 
     # ----------------------------------------------------------------- apply
 
@@ -695,11 +697,13 @@ class Game:
             index = -1
         if index < 0 or self._defenses[index] >= 0:
             raise IllegalAction(
-                "attack_not_on_table", f"{CODES[attack]} is not unbeaten on the table"
+                "attack_not_on_table", f"{CARD_CODES[attack]} is not unbeaten on the table"
             )
         self._check_in_hand(seat, 1 << card)
         if not BEATERS[self._trump][attack] >> card & 1:
-            raise IllegalAction("cannot_beat", f"{CODES[card]} does not beat {CODES[attack]}")
+            raise IllegalAction(
+                "cannot_beat", f"{CARD_CODES[card]} does not beat {CARD_CODES[attack]}"
+            )
         self._hands[seat] ^= 1 << card
         self._defenses[index] = card
         self._unbeaten -= 1
@@ -883,11 +887,11 @@ class Game:
         return [seat for seat in range(self._players) if mask >> seat & 1]
 
     def _trump_card_code(self) -> str | None:
-        return None if self._trump_card < 0 else CODES[self._trump_card]
+        return None if self._trump_card < 0 else CARD_CODES[self._trump_card]
 
     def _table_view(self) -> list[dict[str, str | None]]:
         return [
-            {"attack": CODES[attack], "defense": None if defense < 0 else CODES[defense]}
+            {"attack": CARD_CODES[attack], "defense": None if defense < 0 else CARD_CODES[defense]}
             for attack, defense in zip(self._attacks, self._defenses, strict=True)
         ]
 
