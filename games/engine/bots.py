@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .cards import CODES, HAND_SIZE, RANKS, SUITS, deck_codes
+from .cards import CARD_CODES, HAND_SIZE, RANKS, SUITS, deck_codes
 from .game import Game
 
 Action = dict[str, Any]
@@ -113,7 +113,9 @@ def card_value(trump: str) -> CardValue:
 
 
 _VALUES = {
-    trump: {code: RANKS.index(code[0]) + (len(RANKS) if code[1] == trump else 0) for code in CODES}
+    trump: {
+        code: RANKS.index(code[0]) + (len(RANKS) if code[1] == trump else 0) for code in CARD_CODES
+    }
     for trump in SUITS
 }
 

@@ -11,8 +11,8 @@ from typing import Any
 from .cards import (
     BEATERS,
     CARD_BY_CODE,
+    CARD_CODES,
     CARDS_OF_RANKS,
-    CODES,
     DECKS,
     HAND_SIZE,
     LEADS,
@@ -22,6 +22,7 @@ from .cards import (
     SUITS,
     cards_in,
     codes_of,
+    in_rank_order,
     mask_of,
 )
 
@@ -159,6 +160,7 @@ class Game:
         "_options",
         "_neighbours_only",
         "_attack_limit",
+        "_throwers",
     )
 
     def __init__(
@@ -198,7 +200,8 @@ class Game:
         self._defender = self._left_of(attacker)
         self._table_ranks = 0
         self._unbeaten = 0
-        self._attack_limit = self._bout_attack_limit()
+        self._attack_limit = NO_ATTACK_LIMIT
+        self._begin_defence()
         self._update_phase()
 
     def _set_options(self, options: dict[str, Any]) -> None:
@@ -342,7 +345,7 @@ class Game:
             "format": STATE_FORMAT,
             "seed": self._seed,
             "hands": [codes_of(hand) for hand in self._hands],
-            "talon": [CODES[card] for card in self._talon],
+            "talon": [CARD_CODES[card] for card in self._talon],
             "trump": SUITS[self._trump],
             "trump_card": self._trump_card_code(),
             "discard": codes_of(self._discard),
@@ -405,6 +408,7 @@ class Game:
             if card >= 0:
                 game._table_ranks |= 1 << (card >> 2)
         game._unbeaten = game._defenses.count(-1)
+        game._set_throwers()
         game._update_phase()
         return game
 
@@ -528,36 +532,38 @@ class Game:
             return self._lead_actions() if seat == self._attacker else []
         if seat == self._defender:
             return self._defender_actions() if phase == DEFEND else []
-        if phase == OVER or self._out >> seat & 1:
-            return []
-        if self._neighbours_only and not self._neighbours() >> seat & 1:
+        if phase == OVER or not self._throwers >> seat & 1:
             return []
         actions: list[dict[str, Any]] = []
-        if len(self._attacks) < self._attack_limit and (
-            self._taking or self._unbeaten < self._hands[self._defender].bit_count()
-        ):
+        if self._taking or self._unbeaten < self._hands[self._defender].bit_count():
             throwable = self._hands[seat] & CARDS_OF_RANKS[self._table_ranks]
-            actions = [{"type": "attack", "cards": [CODES[card]]} for card in cards_in(throwable)]
+            actions = [
+                {"type": "attack", "cards": [CARD_CODES[card]]} for card in cards_in(throwable)
+            ]
         if phase != DEFEND and seat in self._waiting:
             actions.append({"type": "pass"})
         return actions
 
     def _lead_actions(self) -> list[dict[str, Any]]:
-        limit = min(self._hands[self._defender].bit_count(), self._attack_limit)
-        hand = self._hands[self._attacker]
+        # Classic limits never cut a lead short: a lead is at most the four cards of a rank.
+        limit = self._hands[self._defender].bit_count()
+        rest = self._hands[self._attacker]
+        position = 0
         actions = []
-        for rank, leads in enumerate(LEADS):
-            for lead in leads[hand >> (4 * rank) & 15]:
+        while rest:  # rank by rank, up to the highest the hand holds
+            for lead in LEADS[position][rest & 15]:
                 if len(lead) > limit:
                     break
                 actions.append({"type": "attack", "cards": list(lead)})
+            rest >>= 4
+            position += 1
         return actions
 
     def _defender_actions(self) -> list[dict[str, Any]]:
         hand = self._hands[self._defender]
         beaters = BEATERS[self._trump]
         actions = [
-            {"type": "defend", "attack": CODES[attack], "card": CODES[card]}
+            {"type": "defend", "attack": CARD_CODES[attack], "card": CARD_CODES[card]}
             for attack, defense in zip(self._attacks, self._defenses, strict=True)
             if defense < 0
             for card in cards_in(hand & beaters[attack])
@@ -565,7 +571,7 @@ class Game:
         if self._transfer_problem(1) is None:
             transferable = hand & CARDS_OF_RANKS[self._table_ranks]
             actions += [
-                {"type": "transfer", "cards": [CODES[card]]} for card in cards_in(transferable)
+                {"type": "transfer", "cards": [CARD_CODES[card]]} for card in cards_in(transferable)
             ]
         actions.append(TAKE.copy())
         return actions
@@ -576,8 +582,6 @@ class Game:
         Classic limits need no check of their own: the table holds one rank, so at most four
         cards, and (e) makes the new defender's hand at least as large as them.
         """
-        if not self._options["transfer"]:
-            return "transfers are off at this table"
         if self._first_bout:
             return "no transfer in the first bout"
         if self._taking:
@@ -586,6 +590,8 @@ class Game:
             return "a card on the table is already beaten"
         if self._table_ranks & (self._table_ranks - 1):
             return "the table holds more than one rank"
+        if not self._options["transfer"]:  # checked late: the checks above are cheaper
+            return "transfers are off at this table"
         new_defender = self._left_of(self._defender)
         if self._hands[new_defender].bit_count() < len(self._attacks) + count:
             return f"seat {new_defender} holds too few cards to defend against them all"
@@ -601,8 +607,8 @@ class Game:
             return PASS.copy()
         hand = self._hands[seat]
         plain = hand & ~SUIT_CARDS[self._trump]
-        lowest = cards_in(plain or hand)[0]
-        return {"type": "attack", "cards": [CODES[lowest]]}
+        lowest = in_rank_order(plain or hand)[0]
+        return {"type": "attack", "cards": [CARD_CODES[lowest]]}
 
     # ----------------------------------------------------------------- apply
 
@@ -659,7 +665,9 @@ class Game:
         else:
             if seat == self._defender:
                 raise IllegalAction("not_your_turn", "the defender does not throw in")
-            if self._neighbours_only and not self._neighbours() >> seat & 1:
+            if not self._throwers >> seat & 1:
+                if len(self._attacks) >= self._attack_limit:
+                    raise IllegalAction("throw_limit", "this bout holds all the cards it may")
                 raise IllegalAction(
                     "not_your_turn", "only the defender's neighbours throw in at this table"
                 )
@@ -671,10 +679,10 @@ class Game:
                     "throw_limit",
                     f"unbeaten cards may not outnumber the defender's {defender_hand} cards",
                 )
-        if len(self._attacks) + len(cards) > self._attack_limit:
-            raise IllegalAction(
-                "throw_limit", f"at most {self._attack_limit} cards are attacked in this bout"
-            )
+            if len(self._attacks) + len(cards) > self._attack_limit:
+                raise IllegalAction(
+                    "throw_limit", f"at most {self._attack_limit} cards are attacked in this bout"
+                )
         self._hands[seat] ^= mask
         self._put_attacks(cards)
         self._update_phase()
@@ -689,11 +697,13 @@ class Game:
             index = -1
         if index < 0 or self._defenses[index] >= 0:
             raise IllegalAction(
-                "attack_not_on_table", f"{CODES[attack]} is not unbeaten on the table"
+                "attack_not_on_table", f"{CARD_CODES[attack]} is not unbeaten on the table"
             )
         self._check_in_hand(seat, 1 << card)
         if not BEATERS[self._trump][attack] >> card & 1:
-            raise IllegalAction("cannot_beat", f"{CODES[card]} does not beat {CODES[attack]}")
+            raise IllegalAction(
+                "cannot_beat", f"{CARD_CODES[card]} does not beat {CARD_CODES[attack]}"
+            )
         self._hands[seat] ^= 1 << card
         self._defenses[index] = card
         self._unbeaten -= 1
@@ -711,8 +721,8 @@ class Game:
             raise IllegalAction("transfer_not_allowed", problem)
         self._hands[seat] ^= mask
         self._defender = self._left_of(seat)
-        self._attack_limit = self._bout_attack_limit()
         self._put_attacks(cards)
+        self._begin_defence()
         self._update_phase()
 
     def _take(self, seat: int) -> None:
@@ -738,6 +748,8 @@ class Game:
             self._table_ranks |= 1 << (card >> 2)
         self._unbeaten += len(cards)
         self._passed = 0  # a new card may bring new ranks: every pass is void
+        if len(self._attacks) >= self._attack_limit:
+            self._throwers = 0
 
     # ----------------------------------------------------------------- bout flow
 
@@ -761,17 +773,11 @@ class Game:
                 self._end_bout(taken=False)
 
     def _waiting_throwers(self) -> list[int]:
-        if len(self._attacks) >= self._attack_limit:
-            return []  # nobody may throw in: nobody is waited for
         throwable = CARDS_OF_RANKS[self._table_ranks]
-        skipped = self._out | self._passed | 1 << self._defender
-        if self._neighbours_only:
-            skipped |= ~self._neighbours()
+        waited = self._throwers & ~self._passed
         hands = self._hands
         return [
-            seat
-            for seat in range(self._players)
-            if not skipped >> seat & 1 and hands[seat] & throwable
+            seat for seat in range(self._players) if waited >> seat & 1 and hands[seat] & throwable
         ]
 
     def _end_bout(self, *, taken: bool) -> None:
@@ -809,12 +815,14 @@ class Game:
             self._attacker = defender
         if not self._finished:
             self._defender = self._left_of(self._attacker)
-            self._attack_limit = self._bout_attack_limit()
+            self._begin_defence()
         self._update_phase()
 
     def _draw_cards(self) -> None:
         """RULES §3.6: the leader, then clockwise from him, the final defender always last."""
         talon = self._talon
+        if not talon:
+            return
         order = [
             (self._attacker + step) % self._players
             for step in range(self._players)
@@ -830,16 +838,24 @@ class Game:
 
     # ----------------------------------------------------------------- helpers
 
-    def _bout_attack_limit(self) -> int:
-        """The most attack cards the bout may hold from now on, for the defender of now (§7).
+    def _begin_defence(self) -> None:
+        """A defender begins (a new bout, or a transfer): fix the most attack cards the bout
+        may hold for him under classic limits, from his hand now (RULES §7), and who may
+        throw in at him."""
+        if self._options["limit"] == "classic":
+            cap = CLASSIC_FIRST_BOUT_CARDS if self._first_bout else CLASSIC_BOUT_CARDS
+            self._attack_limit = min(self._hands[self._defender].bit_count(), cap)
+        self._set_throwers()
 
-        Called when a bout begins and after each transfer, when the defender's hand is the one
-        the classic limit counts.
-        """
-        if self._options["limit"] != "classic":
-            return NO_ATTACK_LIMIT
-        cap = CLASSIC_FIRST_BOUT_CARDS if self._first_bout else CLASSIC_BOUT_CARDS
-        return min(self._hands[self._defender].bit_count(), cap)
+    def _set_throwers(self) -> None:
+        """Who may throw in from now on, hands aside, as a bitmask (RULES §3.3, §7): everyone
+        still in but the defender, or only his neighbours; nobody once the bout holds all the
+        attack cards classic limits allow. Kept from one change of defender to the next."""
+        if len(self._attacks) >= self._attack_limit:
+            self._throwers = 0
+            return
+        seats = ((1 << self._players) - 1) & ~self._out & ~(1 << self._defender)
+        self._throwers = seats & self._neighbours() if self._neighbours_only else seats
 
     def _classic_attack_limit(self) -> int | None:
         """The bout's attack limit under classic limits, None at a "zavala" table."""
@@ -871,11 +887,11 @@ class Game:
         return [seat for seat in range(self._players) if mask >> seat & 1]
 
     def _trump_card_code(self) -> str | None:
-        return None if self._trump_card < 0 else CODES[self._trump_card]
+        return None if self._trump_card < 0 else CARD_CODES[self._trump_card]
 
     def _table_view(self) -> list[dict[str, str | None]]:
         return [
-            {"attack": CODES[attack], "defense": None if defense < 0 else CODES[defense]}
+            {"attack": CARD_CODES[attack], "defense": None if defense < 0 else CARD_CODES[defense]}
             for attack, defense in zip(self._attacks, self._defenses, strict=True)
         ]
 
@@ -911,7 +927,7 @@ def _check_state(game: Game) -> None:
 
 
 def _lowest_trump_holder(hands: list[int], trump: int) -> int | None:
-    for card in cards_in(SUIT_CARDS[trump]):
+    for card in in_rank_order(SUIT_CARDS[trump]):
         for seat, hand in enumerate(hands):
             if hand >> card & 1:
                 return seat
