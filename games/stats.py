@@ -73,6 +73,11 @@ def _shares(*, practice: bool = False):
     )
 
 
+def sees_money(*, owner_id: int, viewer) -> bool:
+    """Whether ``viewer`` may see what a player won or lost: only the player himself and staff."""
+    return viewer.is_authenticated and (viewer.is_staff or viewer.pk == owner_id)
+
+
 def _shares_seen(*, user, viewer, practice: bool = False):
     """The user's bank shares in the games `viewer` may see (selectors.games_visible_to)."""
     return (
@@ -143,11 +148,10 @@ def leaderboard(*, viewer) -> list[dict]:
         .order_by((F("user__rating__mu") - 3 * F("user__rating__sigma")).desc(), "user")
     )[:LEADERBOARD_LIMIT]
     names = get_user_model().objects.in_bulk([row["user"] for row in rows])
-    sees_all = viewer.is_authenticated and viewer.is_staff
     return [
         {
             **row,
-            "net": row["net"] if sees_all or row["user"] == viewer.pk else None,
+            "net": row["net"] if sees_money(owner_id=row["user"], viewer=viewer) else None,
             "player": names[row["user"]],
             "rating": _shown(row["mu"], row["sigma"]),
         }

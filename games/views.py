@@ -275,6 +275,7 @@ def profile(request: HttpRequest, nickname: str | None = None) -> HttpResponse:
             ),
             "rating": stats.player_rating(user=player),
             "is_me": player == request.user,
+            "sees_money": stats.sees_money(owner_id=player.pk, viewer=request.user),
         },
     )
 

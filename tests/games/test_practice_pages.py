@@ -102,6 +102,27 @@ def test_the_leaderboard_sorts_by_rating_and_shows_money_to_the_player_himself_a
     assert nets_seen == nets
 
 
+def test_a_profile_shows_money_won_or_lost_only_to_the_player_himself_and_staff(client):
+    game, users = seated_game(2)
+    play_out(game, users)
+    profile = reverse("profile", args=[users[0].username])
+
+    def money_shown(viewer=None) -> bool:
+        if viewer is not None:
+            client.force_login(viewer)
+        page = client.get(profile).content.decode()
+        assert f"Стол №{game.table_id}, партия 1</a>" in page  # the game itself stays public
+        return 'data-testid="net-result"' in page
+
+    assert not money_shown()
+    assert not money_shown(users[1])
+    assert money_shown(users[0])
+    staff = create_player()
+    staff.is_staff = True
+    staff.save()
+    assert money_shown(staff)
+
+
 def test_bot_nicknames_are_shown_in_the_pages_language(client):
     from games.nicknames import nickname_shown
     from tests.games.test_practice import practice_game, step
