@@ -110,7 +110,8 @@ class Platform:
         """The pid of a supervised child or embedded server, None while it is not running."""
         if name in SERVERS:
             return server_pid(name)
-        started = re.findall(rf"\[durak\] {re.escape(name)} started \(pid (\d+)\)", self.log())
+        # A run logs JSON lines (durak_site.logging); the launcher's event names the child.
+        started = re.findall(rf'"event": "{re.escape(name)} started \(pid (\d+)\)"', self.log())
         if not started:
             return None
         pid = int(started[-1])
