@@ -177,21 +177,30 @@ class Child:
         command: list[str],
         pass_fds: tuple[int, ...],
         env: Mapping[str, str] | None = None,
+        log_path: Path | None = None,
     ) -> None:
         self.name, self.command, self.pass_fds = name, command, pass_fds
         self.env = {**os.environ, **env} if env else None
+        self.log_path = log_path
         self.process: subprocess.Popen | None = None
         self.backoff = Backoff()
 
     def start(self) -> None:
-        # Leading its own process group, so that stopping it takes its children too.
-        self.process = subprocess.Popen(
-            self.command,
-            cwd=BASE_DIR,
-            start_new_session=True,
-            pass_fds=self.pass_fds,
-            env=self.env,
-        )
+        output = open(self.log_path, "ab") if self.log_path else None  # noqa: SIM115
+        try:
+            # Leading its own process group, so that stopping it takes its children too.
+            self.process = subprocess.Popen(
+                self.command,
+                cwd=BASE_DIR,
+                start_new_session=True,
+                pass_fds=self.pass_fds,
+                env=self.env,
+                stdout=output,
+                stderr=output,
+            )
+        finally:
+            if output:
+                output.close()
         self.backoff.started(time.monotonic())
         _say(f"{self.name} started (pid {self.process.pid})")
 
@@ -293,7 +302,9 @@ def run() -> int:
         )
         for slot, name in enumerate(web)
     ] + [
-        Child(name, command, (), {"DURAK_ROLE": name})
+        # Prometheus and Grafana write logs of their own format: to their own files, so that
+        # the run's log stays JSON lines.
+        Child(name, command, (), {"DURAK_ROLE": name}, monitoring.tool_log(embedded.VAR_DIR, name))
         for name, command in commands.items()
         if name not in web
     ]

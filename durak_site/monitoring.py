@@ -122,6 +122,13 @@ def grafana_home() -> Path:
     return Path(os.environ.get("GRAFANA_HOME", "/usr/share/grafana"))
 
 
+def tool_log(var_dir: Path, name: str) -> Path | None:
+    """Where Prometheus or Grafana writes its own log; None for the platform's processes."""
+    if name not in ("prometheus", "grafana"):
+        return None
+    return var_dir / "monitoring" / f"{name}.log"
+
+
 def tool_commands(var_dir: Path, metrics_address: str) -> dict[str, list[str]]:
     """The commands of Prometheus and Grafana, for those installed, their files written."""
     home = var_dir / "monitoring"

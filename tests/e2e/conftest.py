@@ -223,10 +223,11 @@ def off_loop():
 @pytest.fixture(autouse=True)
 def _fresh_server_cache() -> None:
     """Every browser test logs its players in from the same address: the server's rate-limit
-    counters (in its own Redis database) start each test clean. Its heartbeats stay."""
+    counters (in its own Redis database) start each test clean, and so does what it keeps for
+    the day from games an earlier test made (the best game of yesterday). Its heartbeats stay."""
     client = redis.Redis.from_url(_redis_url(E2E_REDIS_DB))
     try:
-        for counters in ("allauth:rl:*", "rate:*"):
+        for counters in ("allauth:rl:*", "rate:*", "watch:*"):
             for key in client.scan_iter(match=cache.make_key(counters), count=1000):
                 client.delete(key)
     finally:

@@ -72,6 +72,7 @@ SUPERVISED_RUN = """
 import time
 from durak_site import embedded, launcher
 
+launcher._log_for("run")  # the run's log, where the launcher says what it restarts
 started = embedded.start()  # as ./dev run begins: Redis is someone else's, PostgreSQL its own
 servers = launcher.EmbeddedServers(started)
 embedded.stop()  # both stop answering

@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
 from tests.players import confirm_second_factor, create_player
 from wallet import services
+
+
+def make_balance_stale(account_id: int, balance: int) -> None:
+    """Write a cached balance its entries don't add up to, as only a restore with the triggers
+    off could: the database refuses one at commit. The test's transaction is rolled back, and
+    the trigger with it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the checks of earlier postings, run now
+        cursor.execute(
+            "ALTER TABLE wallet_account DISABLE TRIGGER wallet_account_balance_matches_entries"
+        )
+        cursor.execute(
+            "UPDATE wallet_account SET balance = %s WHERE id = %s", [balance, account_id]
+        )
 
 
 @pytest.fixture

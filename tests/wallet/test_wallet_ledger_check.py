@@ -7,11 +7,11 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection
 
 from games import services as game_services
 from games.models import Game, Seat, Table
 from games.services.bank import bank_settle
+from tests.wallet.conftest import make_balance_stale
 from wallet import services
 from wallet.models import Account
 
@@ -38,16 +38,10 @@ def test_clean_ledger_passes(make_user):
 
 def test_stale_cached_balance_is_a_finding(make_user):
     """The database refuses a stale balance at commit; ledger_check still finds one that got
-    past it (triggers turned off, say by a restore). The test's transaction is rolled back,
-    and the trigger with it."""
+    past it (triggers turned off, say by a restore)."""
     player = make_user(balance=1_000)
     account = Account.objects.get(user=player)
-    with connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deposit's checks, run now
-        cursor.execute(
-            "ALTER TABLE wallet_account DISABLE TRIGGER wallet_account_balance_matches_entries"
-        )
-        cursor.execute("UPDATE wallet_account SET balance = 999 WHERE id = %s", [account.pk])
+    make_balance_stale(account.pk, 999)
     output, error = _run()
     assert error is not None
     assert "1 finding" in str(error)

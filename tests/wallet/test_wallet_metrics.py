@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from prometheus_client import REGISTRY
 
+from tests.wallet.conftest import make_balance_stale
 from wallet import metrics, services, tasks
 from wallet.models import Account, LedgerTransaction, Payment
 
@@ -94,8 +95,7 @@ def test_the_nightly_ledger_check_exports_its_findings(make_user):
     assert collected()[("durak_ledger_check_findings", ())] == 0
 
     account = Account.objects.get(user=player)
-    with connection.cursor() as cursor:
-        cursor.execute("UPDATE wallet_account SET balance = 999 WHERE id = %s", [account.pk])
+    make_balance_stale(account.pk, 999)
     assert tasks.ledger_check() == 1
 
     samples = collected()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 from django.conf import settings
@@ -7,6 +8,8 @@ from django.core.management.base import BaseCommand, CommandError
 from prometheus_client import make_wsgi_app
 
 from durak_site import metrics
+
+logger = logging.getLogger(__name__)
 
 
 class QuietHandler(WSGIRequestHandler):
@@ -31,6 +34,5 @@ class Command(BaseCommand):
         app = make_wsgi_app(metrics.scrape_registry(path))
         # One thread: scrapes share one database connection and never run side by side.
         with make_server(host, port, app, handler_class=QuietHandler) as server:
-            self.stdout.write(f"metrics at http://{host}:{port}/metrics", ending="\n")
-            self.stdout.flush()
+            logger.info("metrics at http://%s:%s/metrics", host, port)
             server.serve_forever()
