@@ -35,8 +35,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
 
-from games import selectors
 from games.models import Game
+from games.selectors import tables
 
 # Pauses before each new try of a send that failed (the layer reconnects in between).
 RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
@@ -99,20 +99,20 @@ def mover(state: dict[str, Any]) -> tuple[int | None, bool]:
 
 
 def table_messages(
-    snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, at: float
+    snapshot: tables.TableSnapshot, *, events: list[dict], events_from: int, at: float
 ) -> list[Message]:
     """One message per seated user and, when anyone else has a socket at the table, one for
     the spectators, each with its own state."""
     table_id = snapshot.table.pk
     game = snapshot.game
     key = [game.pk if game is not None else 0, game.version if game is not None else 0, at]
-    connected, spectators = selectors.table_audience(snapshot)
+    connected, spectators = tables.table_audience(snapshot)
     seated = snapshot.seated
     moves = [encode(event) for event in events]  # the same for every viewer: encoded once
     live = game is not None and game.status == Game.Status.PLAYING
 
     def body(kind: str, user_id: int | None) -> dict[str, Any]:
-        state = selectors.table_state(snapshot, user_id, connected, [])
+        state = tables.table_state(snapshot, user_id, connected, [])
         text = state_text(state, moves)
         seat, may_act = mover(state)
         return {

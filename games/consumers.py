@@ -32,10 +32,11 @@ from durak_site import logging as site_logging
 from durak_site.clients import address_of_scope, client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
-from games import broadcast, presence, selectors, services
+from games import broadcast, presence, services
 from games.errors import ERROR_MESSAGES, GameError
 from games.metrics import MOVE_SECONDS, MOVES
 from games.models import Game, Table
+from games.selectors import lobby, tables
 
 MAX_FRAME_BYTES = 4096
 # The deepest JSON a valid message has: the message, its action, the action's card list.
@@ -333,12 +334,12 @@ class LobbyConsumer(JsonSocket):
     kind = "lobby"
 
     async def open(self) -> None:
-        await self.channel_layer.group_add(selectors.LOBBY_GROUP, self.channel_name)
-        tables = await database_sync_to_async(selectors.table_list_open)()
+        await self.channel_layer.group_add(lobby.LOBBY_GROUP, self.channel_name)
+        tables = await database_sync_to_async(lobby.table_list_open)()
         await self.send_json({"type": "tables", "tables": tables})
 
     async def release(self) -> None:
-        await self.channel_layer.group_discard(selectors.LOBBY_GROUP, self.channel_name)
+        await self.channel_layer.group_discard(lobby.LOBBY_GROUP, self.channel_name)
         await super().release()
 
     async def lobby_table(self, event: dict) -> None:
@@ -435,7 +436,7 @@ class TableConsumer(JsonSocket):
             # A change never reached this socket: the moves sent would leave a gap in the log.
             await self.send_whole_state()
             return
-        log = held.events if since else deque(maxlen=selectors.STATE_EVENTS)
+        log = held.events if since else deque(maxlen=tables.STATE_EVENTS)
         log.extend(event["events"])
         self.held = Held(
             key[0], event["playing"], key[1], event["seat"], event["may_act"], event["head"], log
@@ -590,7 +591,7 @@ def _table_turn(table_id: int) -> asyncio.Lock:
 def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:
     table = Table.objects.filter(pk=table_id).first()
     # A private table the user may not see does not exist for him, as on its page.
-    if table is None or not selectors.table_visible_to(
+    if table is None or not tables.table_visible_to(
         table=table, user=user, invite_code=invite_code
     ):
         return False
@@ -635,7 +636,7 @@ class Held:
 
 
 def _table_state(table_id: int, user) -> Held:
-    state = selectors.table_state_for(table=Table.objects.get(pk=table_id), user=user)
+    state = tables.table_state_for(table=Table.objects.get(pk=table_id), user=user)
     text = broadcast.state_text(state)
     game = state["game"]
     return Held(
@@ -644,7 +645,7 @@ def _table_state(table_id: int, user) -> Held:
         state["version"],
         *broadcast.mover(state),
         text.head,
-        deque(text.events, maxlen=selectors.STATE_EVENTS),
+        deque(text.events, maxlen=tables.STATE_EVENTS),
     )
 
 

@@ -11,9 +11,9 @@ from typing import Any
 from django.db.models import QuerySet
 
 from durak_site.rows import prepared_cursor
-from games import selectors
 from games.errors import GameError
 from games.models import Game, Seat, Table
+from games.selectors import tables
 
 
 def lock_table(table_id: Any) -> Table:
@@ -29,7 +29,7 @@ def lock_table(table_id: Any) -> Table:
 def _lock_game_query() -> str:
     # PostgreSQL locks the rows named by OF in that order: the table's, then the game's.
     return (
-        f"{selectors.table_and_game_select()}"
+        f"{tables.table_and_game_select()}"
         f" FROM {Table._meta.db_table} t JOIN {Game._meta.db_table} g ON g.table_id = t.id"
         " WHERE g.id = %s FOR UPDATE OF t, g"
     )
@@ -45,7 +45,7 @@ def lock_game(game_id: Any) -> tuple[Table, Game]:
         row = cursor.fetchone()
     if row is None:
         raise GameError("game_not_found")
-    table, game = selectors.table_and_game(row)
+    table, game = tables.table_and_game(row)
     game.table = table
     return table, game
 

@@ -13,10 +13,11 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from games import clocks, effects, presence, selectors
+from games import clocks, effects, presence
 from games.engine import Game as EngineGame
 from games.errors import GameError
 from games.models import Game, Seat, Table
+from games.selectors import tables
 from games.services._locks import active_seats, lock_table
 
 
@@ -50,7 +51,7 @@ def _presence_back(*, table_id: int, user) -> None:
         Seat.objects.filter(
             table_id=table_id, user_id=user.pk, left_at__isnull=True, disconnected_at__isnull=False
         ).update(disconnected_at=None)
-        if _give_time_owed_for_outage(table, user) or selectors.table_shows_player(
+        if _give_time_owed_for_outage(table, user) or tables.table_shows_player(
             table=table, user_id=user.pk
         ):
             effects.announce(table=table, lobby=False)
@@ -85,7 +86,7 @@ def presence_disconnect(*, table_id: int, user, connection: str) -> None:
         if seat is not None and table.status == Table.Status.PLAYING:
             seat.disconnected_at = timezone.now()
             seat.save(update_fields=["disconnected_at"])
-        if seat is not None or selectors.table_shows_player(table=table, user_id=user.pk):
+        if seat is not None or tables.table_shows_player(table=table, user_id=user.pk):
             effects.announce(table=table, lobby=False)
 
 

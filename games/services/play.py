@@ -15,7 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from durak_site.rows import ModelRows, prepared_cursor
-from games import effects, presence, selectors
+from games import effects, presence
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction, bank_shares
 from games.engine import Game as EngineGame
 from games.engine.autoplay import auto_play_is_endless, final_places
@@ -31,6 +31,7 @@ from games.models import (
     Seat,
     Table,
 )
+from games.selectors import tables
 from games.services import notices, rating
 from games.services._locks import is_int, lock_game
 from games.services.bank import bank_settle
@@ -186,7 +187,7 @@ def deadline_seconds(table: Table, engine: EngineGame, seats: list[Seat]) -> int
 
 def seated(table: Table) -> list[Seat]:
     """The table's active seats with their users' nicknames, by position."""
-    return selectors.table_seats(table.pk)
+    return tables.table_seats(table.pk)
 
 
 class Change:
@@ -210,7 +211,7 @@ class Change:
         """Apply one move; IllegalAction leaves everything unchanged."""
         engine = self.engine
         bout = engine.bouts
-        # A move on an empty table opens its bout (selectors.mark_leads says the same).
+        # A move on an empty table opens its bout (tables.mark_leads says the same).
         lead = not engine.view(None)["table"]
         engine.apply(position, action)
         self.game.version += 1
@@ -251,7 +252,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
     result = None
     if engine.finished or game.stalemate:
         shares, ratings = _game_finish(change)
-        result = selectors.result_of(game, nicknames, shares, ratings)
+        result = tables.result_of(game, nicknames, shares, ratings)
     else:
         seconds = deadline_seconds(table, engine, change.seats)
         # The deadline loop (games.deadlines) finds it by this indexed column.
@@ -261,7 +262,7 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
         if table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
             effects.schedule_bot_move(game_id=game.pk, version=game.version)
     effects.publish(
-        selectors.TableSnapshot(
+        tables.TableSnapshot(
             table,
             game,
             engine,

@@ -21,8 +21,8 @@ from durak_site.celery import app as celery_app
 from games import consumers, presence
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
-from games.replay import replay_game
-from games.selectors import STATE_EVENTS
+from games.selectors.replay import replay_game
+from games.selectors.tables import STATE_EVENTS
 from games.services import play
 from tests import players
 from tests.players import session_cookie
