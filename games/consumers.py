@@ -23,8 +23,6 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
-from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site import handshakes, metrics, opens, ratelimit, sockets
@@ -33,9 +31,9 @@ from durak_site.clients import address_of_scope, client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
 from games import broadcast, presence, services
-from games.errors import ERROR_MESSAGES, GameError
+from games.errors import ERROR_MESSAGES, PROTOCOL_ERRORS, GameError
 from games.metrics import MOVE_SECONDS, MOVES
-from games.models import Game, Table
+from games.models import Game
 from games.selectors import lobby, tables
 
 MAX_FRAME_BYTES = 4096
@@ -85,16 +83,6 @@ TABLE_MESSAGES: dict[str, dict[str, type]] = {
 LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
 # The fields a message may have besides those, by message type.
 OPTIONAL_FIELDS: dict[str, dict[str, type]] = {"sync": {"game": int}}
-# Refusals of a message itself, before any command runs; the commands' own are in games.errors.
-PROTOCOL_ERRORS: dict[str, Promise] = {
-    "invalid_json": _("The message is not valid JSON."),
-    "not_an_object": _("The message must be a JSON object."),
-    "unknown_type": _("Unknown message type."),
-    "bad_message": _("The message has missing, extra or wrongly typed fields."),
-    "frame_too_large": _("The message is too large."),
-    "rate_limited": _("Too many messages; slow down."),
-    "server_error": _("The server could not handle the message; please try again."),
-}
 # Cleanups still running after their socket's handler ended (kept so they are not collected).
 _releases: set[asyncio.Task] = set()
 logger = logging.getLogger(__name__)
@@ -373,8 +361,11 @@ class TableConsumer(JsonSocket):
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         invite_code = query.get("invite", [""])[0]
-        if not await database_sync_to_async(_table_open)(
-            self.table_id, self.user, invite_code, self.channel_name
+        if not await database_sync_to_async(services.presence_open)(
+            table_id=self.table_id,
+            user=self.user,
+            invite_code=invite_code,
+            connection=self.channel_name,
         ):
             await self.refuse(CLOSE_NOT_FOUND)
             return
@@ -588,17 +579,6 @@ def _table_turn(table_id: int) -> asyncio.Lock:
     return turn
 
 
-def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:
-    table = Table.objects.filter(pk=table_id).first()
-    # A private table the user may not see does not exist for him, as on its page.
-    if table is None or not tables.table_visible_to(
-        table=table, user=user, invite_code=invite_code
-    ):
-        return False
-    services.presence_connect(table_id=table_id, user=user, connection=connection)
-    return True
-
-
 @dataclass(slots=True)
 class Held:
     """What a table socket keeps of the last state it sent: the game (0: none), whether it is
@@ -636,7 +616,7 @@ class Held:
 
 
 def _table_state(table_id: int, user) -> Held:
-    state = tables.table_state_for(table=Table.objects.get(pk=table_id), user=user)
+    state = tables.table_state_read(table_id=table_id, user=user)
     text = broadcast.state_text(state)
     game = state["game"]
     return Held(

@@ -201,6 +201,11 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
     return table_state(snapshot, getattr(user, "pk", None), connected, events)
 
 
+def table_state_read(*, table_id: int, user) -> dict[str, Any]:
+    """`table_state_for` the table with this id."""
+    return table_state_for(table=Table.objects.get(pk=table_id), user=user)
+
+
 def table_audience(snapshot: TableSnapshot) -> tuple[set[int], bool]:
     """The seated users with at least one open socket at the table, and whether a spectator
     has one there."""

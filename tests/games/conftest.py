@@ -68,7 +68,8 @@ def no_presence_left():
 @pytest.fixture(autouse=True)
 def web_serving(_fresh_cache) -> Iterator[heartbeats.Beating]:
     """These tests serve the players themselves (they call the application in-process), so
-    they beat as the web tier: the games' clocks run (games.clocks). ``stop`` is an outage."""
+    they beat as the web tier: the games' clocks run (games.services.clocks). ``stop`` is an
+    outage."""
     beating = heartbeats.Beating(heartbeats.WEB)
     yield beating
     beating.stop()

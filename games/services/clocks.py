@@ -69,7 +69,7 @@ def _web_down(last_beat: float | None, now: float) -> bool:
 def served_until() -> datetime | None:
     """The latest deadline that may fire now: one that passed while the web was alive (up to a
     beat after its last one). None while no web process is alive, or an outage noted in Redis
-    waits to be made up for (one noted in PostgreSQL keeps ``deadlines.due`` empty)."""
+    waits to be made up for (one noted in PostgreSQL keeps ``sweep.deadlines_due`` empty)."""
     with heartbeats.redis_client().pipeline(transaction=False) as pipe:
         pipe.zrevrange(heartbeats.key(heartbeats.WEB), 0, 0, withscores=True)
         pipe.exists(outage_key())
