@@ -8,17 +8,15 @@ before the game is over.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from durak_site.rows import ModelRows, prepared_cursor
-from games import presence
+from games import persistence, presence
 from games.engine import Game as EngineGame
 from games.engine.autoplay import final_places
 from games.engine.bots import AMATEUR, decide
@@ -28,7 +26,6 @@ from games.models import (
     BankDistribution,
     Game,
     GameEvent,
-    RatingChange,
     Seat,
     Table,
 )
@@ -104,41 +101,13 @@ class TableSnapshot:
         ]
 
 
-@cache
-def _seats_query() -> tuple[ModelRows[Seat], ModelRows, str]:
-    seats, users = ModelRows(Seat), ModelRows(get_user_model(), ["id", "username"])
-    sql = (
-        f"SELECT {seats.columns('s')}, {users.columns('u')}"
-        f" FROM {Seat._meta.db_table} s JOIN {get_user_model()._meta.db_table} u"
-        " ON u.id = s.user_id WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.position"
-    )
-    return seats, users, sql
-
-
-def table_seats(table_id: int) -> list[Seat]:
-    """The table's active seats by position, each with its user's id and nickname loaded.
-
-    Read on every move: one statement written once, not compiled by the ORM on each call.
-    """
-    seats, users, sql = _seats_query()
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, [table_id])
-        rows = cursor.fetchall()
-    found = []
-    for row in rows:
-        seat, rest = seats.split(row)
-        seat.user = users.build(rest)
-        found.append(seat)
-    return found
-
-
 def table_snapshot(*, table: Table, game: Game | None = None) -> TableSnapshot:
     """Read the table's current game, seats and players (`game` when the caller has it)."""
     return _snapshot(table, game if game is not None else table_current_game(table=table))
 
 
 def _snapshot(table: Table, game: Game | None) -> TableSnapshot:
-    active = {seat.position: seat for seat in table_seats(table.pk)}
+    active = {seat.position: seat for seat in persistence.table_seats(table.pk)}
     nicknames = {seat.user_id: seat.user.username for seat in active.values()}
     if game is None:
         return TableSnapshot(table, None, None, active, nicknames)
@@ -155,42 +124,12 @@ def _snapshot(table: Table, game: Game | None) -> TableSnapshot:
     return TableSnapshot(table, game, EngineGame.from_dict(game.state), active, nicknames, result)
 
 
-@cache
-def _table_and_game_columns() -> tuple[ModelRows[Table], ModelRows[Game], str]:
-    tables, games = ModelRows(Table), ModelRows(Game)
-    return tables, games, f"SELECT {tables.columns('t')}, {games.columns('g')}"
-
-
-def table_and_game_select() -> str:
-    """The select list of a statement that reads a table (as ``t``) with a game (as ``g``),
-    whose rows `table_and_game` builds."""
-    return _table_and_game_columns()[2]
-
-
-def table_and_game(row: Sequence[Any]) -> tuple[Table, Game | None]:
-    """The table and the game of a row read with `table_and_game_select` (None for no game)."""
-    tables, games, _ = _table_and_game_columns()
-    table, rest = tables.split(row)
-    return table, None if rest[0] is None else games.build(rest)
-
-
-@cache
-def _table_snapshot_query() -> str:
-    return (
-        f"{table_and_game_select()} FROM {Table._meta.db_table} t"
-        f" LEFT JOIN LATERAL (SELECT * FROM {Game._meta.db_table} WHERE table_id = t.id"
-        " ORDER BY number DESC LIMIT 1) g ON true WHERE t.id = %s"
-    )
-
-
 def table_snapshot_read(table_id: int) -> TableSnapshot | None:
     """`table_snapshot` of the table with this id, None if there is none: the table and its
     current game in one statement written once, as every change announced to a table reads
     them."""
-    with prepared_cursor() as cursor:
-        cursor.execute(_table_snapshot_query(), [table_id])
-        row = cursor.fetchone()
-    return None if row is None else _snapshot(*table_and_game(row))
+    found = persistence.table_and_current_game(table_id)
+    return None if found is None else _snapshot(*found)
 
 
 def table_state_for(*, table: Table, user) -> dict[str, Any]:
@@ -357,13 +296,10 @@ def game_result(*, game: Game) -> dict[str, Any]:
     """Places, bank, commission, each seat's share and net, and each rated player's shown
     rating after the game and its change: one statement written once, as every state of a
     finished game reads it."""
-    share_rows, sql = _game_result_query()
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, [game.pk])
-        rows = cursor.fetchall()
     shares, nicknames, ratings = [], {}, {}
-    for row in rows:
-        share, (nickname, mu, sigma, mu_before, sigma_before) = share_rows.split(row)
+    for share, nickname, mu, sigma, mu_before, sigma_before in persistence.game_result_rows(
+        game.pk
+    ):
         shares.append(share)
         nicknames[share.user_id] = nickname
         if mu is not None:
@@ -372,21 +308,6 @@ def game_result(*, game: Game) -> dict[str, Any]:
             before = (MODEL.mu, MODEL.sigma) if mu_before is None else (mu_before, sigma_before)
             ratings[share.user_id] = (display_rating(*before), display_rating(mu, sigma))
     return result_of(game, nicknames, shares, ratings)
-
-
-@cache
-def _game_result_query() -> tuple[ModelRows[BankDistribution], str]:
-    shares, changes = ModelRows(BankDistribution), RatingChange._meta.db_table
-    sql = (
-        f"SELECT {shares.columns('s')}, u.username, c.mu, c.sigma, p.mu, p.sigma"
-        f" FROM {BankDistribution._meta.db_table} s"
-        f" JOIN {get_user_model()._meta.db_table} u ON u.id = s.user_id"
-        f" LEFT JOIN {changes} c ON c.game_id = s.game_id AND c.user_id = s.user_id"
-        f" LEFT JOIN LATERAL (SELECT mu, sigma FROM {changes} WHERE user_id = s.user_id"
-        " AND id < c.id ORDER BY id DESC LIMIT 1) p ON true"
-        " WHERE s.game_id = %s ORDER BY s.place, s.seat"
-    )
-    return shares, sql
 
 
 def result_of(
