@@ -138,15 +138,21 @@ def table_messages(
     return messages
 
 
+# The outbox: where a command's messages go once it commits. A command publishes the same
+# messages whoever calls it (``games.effects`` builds them on commit and hands them to
+# ``deliver``); only who sends them differs. Outside ``collected`` (tasks, the deadline loop,
+# pages) ``deliver`` sends them from the committing thread. Inside it (the table socket's
+# commands, ``TableConsumer.table_command`` and ``chat_command``) they are kept in this list
+# and returned to the socket, which serves its own user first and then sends them all. The
+# variable is set in the socket's task; asgiref runs the command in a database thread with a
+# copy of that context, so the command appends to the very list the socket holds.
 _outbox: ContextVar[list[Message] | None] = ContextVar("games_broadcast_outbox", default=None)
 
 
 @contextlib.contextmanager
 def collected() -> Iterator[list[Message]]:
-    """Inside, committed changes keep their messages here for the caller to send.
-
-    A mover's socket uses it to serve itself before anyone else, then sends the rest.
-    """
+    """Inside, committed changes keep their messages here for the caller to send (the
+    outbox above): a mover's socket serves itself before anyone else, then sends the rest."""
     outbox: list[Message] = []
     token = _outbox.set(outbox)
     try:
