@@ -1,5 +1,9 @@
 """The games' read side: nothing here changes a row or sends a message.
 
+Two reads go beyond PostgreSQL, through layers below this one: a table's state asks
+``games.presence`` (Redis) which seated users are connected, and the practice hint asks the
+engine's bots (pure computation) for the move they would make.
+
 - ``lobby``: the open public tables, the players by stake, a player's last options
 - ``tables``: a table's snapshot and the state each viewer may see of it, a game's result
 - ``stats``: payout table, player statistics, history, leaderboard
