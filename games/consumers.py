@@ -323,8 +323,8 @@ class LobbyConsumer(JsonSocket):
 
     async def open(self) -> None:
         await self.channel_layer.group_add(lobby.LOBBY_GROUP, self.channel_name)
-        tables = await database_sync_to_async(lobby.table_list_open)()
-        await self.send_json({"type": "tables", "tables": tables})
+        entries = await database_sync_to_async(lobby.table_list_open)()
+        await self.send_json({"type": "tables", "tables": entries})
 
     async def release(self) -> None:
         await self.channel_layer.group_discard(lobby.LOBBY_GROUP, self.channel_name)

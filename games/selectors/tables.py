@@ -1,4 +1,5 @@
-"""Reads for the lobby, the table socket and pages.
+"""Reads of a table for its socket and its pages: the snapshot its states are made of, the state
+each viewer may see, a finished game's result, who may see the table, the practice hint.
 
 ``table_state_for`` is the one place that decides what a user may see of a table: his own seat's
 engine view (or a spectator's), never another seat's cards, never the talon order, never the seed
