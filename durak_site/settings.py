@@ -409,7 +409,7 @@ GAME_ANALYSIS_DEALS = int(os.environ.get("GAME_ANALYSIS_DEALS", "96"))
 GAME_ANALYSIS_SECONDS = float(os.environ.get("GAME_ANALYSIS_SECONDS", "1.0"))
 # What ledger_check audits beyond the ledger itself: each app's checks of the money it posts
 # (the wallet knows no game, so it finds them here).
-LEDGER_AUDITS = ["games.ledger_audit.ledger_report"]
+LEDGER_AUDITS = ["games.selectors.ledger_audit.ledger_report"]
 
 # --- Metrics (durak_site.metrics, docs/monitoring.md) -----------------------------------------
 # Prometheus scrapes every process's metrics from a port of its own, on loopback unless told.

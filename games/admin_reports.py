@@ -1,5 +1,6 @@
 """The staff report pages: the operations report and its export (figures from
-``games.reports``), and the fair-play signals (``games.fairplay``) with a block from there."""
+``games.selectors.reports``), and the fair-play signals (``games.selectors.fairplay``) with a
+block from there."""
 
 from __future__ import annotations
 
@@ -22,10 +23,17 @@ from durak_site.exports import (
     file_response,
     zone_label,
 )
-from games import fairplay, services
+from games import services
 from games.errors import GameError
 from games.forms import OperationsReportForm, ReportPeriodForm, StakeBlockQuickForm
-from games.reports import Bucket, Column, OperationsReport, operations_report, report_columns
+from games.selectors import fairplay
+from games.selectors.reports import (
+    Bucket,
+    Column,
+    OperationsReport,
+    operations_report,
+    report_columns,
+)
 from wallet.models import Account
 from wallet.money import major_units, money_label
 

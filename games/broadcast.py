@@ -35,8 +35,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
 
-from games import selectors
 from games.models import Game
+from games.selectors import tables
 
 # Pauses before each new try of a send that failed (the layer reconnects in between).
 RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
@@ -99,20 +99,20 @@ def mover(state: dict[str, Any]) -> tuple[int | None, bool]:
 
 
 def table_messages(
-    snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, at: float
+    snapshot: tables.TableSnapshot, *, events: list[dict], events_from: int, at: float
 ) -> list[Message]:
     """One message per seated user and, when anyone else has a socket at the table, one for
     the spectators, each with its own state."""
     table_id = snapshot.table.pk
     game = snapshot.game
     key = [game.pk if game is not None else 0, game.version if game is not None else 0, at]
-    connected, spectators = selectors.table_audience(snapshot)
+    connected, spectators = tables.table_audience(snapshot)
     seated = snapshot.seated
     moves = [encode(event) for event in events]  # the same for every viewer: encoded once
     live = game is not None and game.status == Game.Status.PLAYING
 
     def body(kind: str, user_id: int | None) -> dict[str, Any]:
-        state = selectors.table_state(snapshot, user_id, connected, [])
+        state = tables.table_state(snapshot, user_id, connected, [])
         text = state_text(state, moves)
         seat, may_act = mover(state)
         return {
@@ -138,15 +138,21 @@ def table_messages(
     return messages
 
 
+# The outbox: where a command's messages go once it commits. A command publishes the same
+# messages whoever calls it (``games.effects`` builds them on commit and hands them to
+# ``deliver``); only who sends them differs. Outside ``collected`` (tasks, the deadline loop,
+# pages) ``deliver`` sends them from the committing thread. Inside it (the table socket's
+# commands, ``TableConsumer.table_command`` and ``chat_command``) they are kept in this list
+# and returned to the socket, which serves its own user first and then sends them all. The
+# variable is set in the socket's task; asgiref runs the command in a database thread with a
+# copy of that context, so the command appends to the very list the socket holds.
 _outbox: ContextVar[list[Message] | None] = ContextVar("games_broadcast_outbox", default=None)
 
 
 @contextlib.contextmanager
 def collected() -> Iterator[list[Message]]:
-    """Inside, committed changes keep their messages here for the caller to send.
-
-    A mover's socket uses it to serve itself before anyone else, then sends the rest.
-    """
+    """Inside, committed changes keep their messages here for the caller to send (the
+    outbox above): a mover's socket serves itself before anyone else, then sends the rest."""
     outbox: list[Message] = []
     token = _outbox.set(outbox)
     try:

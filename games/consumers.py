@@ -23,8 +23,6 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
-from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from durak_site import handshakes, metrics, opens, ratelimit, sockets
@@ -32,10 +30,11 @@ from durak_site import logging as site_logging
 from durak_site.clients import address_of_scope, client_of_scope
 from durak_site.db import database_sync_to_async
 from durak_site.outages import BACKEND_ERRORS
-from games import broadcast, presence, selectors, services
-from games.errors import ERROR_MESSAGES, GameError
+from games import broadcast, presence, services
+from games.errors import ERROR_MESSAGES, PROTOCOL_ERRORS, GameError
 from games.metrics import MOVE_SECONDS, MOVES
-from games.models import Game, Table
+from games.models import Game
+from games.selectors import lobby, tables
 
 MAX_FRAME_BYTES = 4096
 # The deepest JSON a valid message has: the message, its action, the action's card list.
@@ -84,16 +83,6 @@ TABLE_MESSAGES: dict[str, dict[str, type]] = {
 LOBBY_MESSAGES: dict[str, dict[str, type]] = {"ping": {}}
 # The fields a message may have besides those, by message type.
 OPTIONAL_FIELDS: dict[str, dict[str, type]] = {"sync": {"game": int}}
-# Refusals of a message itself, before any command runs; the commands' own are in games.errors.
-PROTOCOL_ERRORS: dict[str, Promise] = {
-    "invalid_json": _("The message is not valid JSON."),
-    "not_an_object": _("The message must be a JSON object."),
-    "unknown_type": _("Unknown message type."),
-    "bad_message": _("The message has missing, extra or wrongly typed fields."),
-    "frame_too_large": _("The message is too large."),
-    "rate_limited": _("Too many messages; slow down."),
-    "server_error": _("The server could not handle the message; please try again."),
-}
 # Cleanups still running after their socket's handler ended (kept so they are not collected).
 _releases: set[asyncio.Task] = set()
 logger = logging.getLogger(__name__)
@@ -333,12 +322,12 @@ class LobbyConsumer(JsonSocket):
     kind = "lobby"
 
     async def open(self) -> None:
-        await self.channel_layer.group_add(selectors.LOBBY_GROUP, self.channel_name)
-        tables = await database_sync_to_async(selectors.table_list_open)()
-        await self.send_json({"type": "tables", "tables": tables})
+        await self.channel_layer.group_add(lobby.LOBBY_GROUP, self.channel_name)
+        entries = await database_sync_to_async(lobby.table_list_open)()
+        await self.send_json({"type": "tables", "tables": entries})
 
     async def release(self) -> None:
-        await self.channel_layer.group_discard(selectors.LOBBY_GROUP, self.channel_name)
+        await self.channel_layer.group_discard(lobby.LOBBY_GROUP, self.channel_name)
         await super().release()
 
     async def lobby_table(self, event: dict) -> None:
@@ -372,8 +361,11 @@ class TableConsumer(JsonSocket):
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         invite_code = query.get("invite", [""])[0]
-        if not await database_sync_to_async(_table_open)(
-            self.table_id, self.user, invite_code, self.channel_name
+        if not await database_sync_to_async(services.presence_open)(
+            table_id=self.table_id,
+            user=self.user,
+            invite_code=invite_code,
+            connection=self.channel_name,
         ):
             await self.refuse(CLOSE_NOT_FOUND)
             return
@@ -435,7 +427,7 @@ class TableConsumer(JsonSocket):
             # A change never reached this socket: the moves sent would leave a gap in the log.
             await self.send_whole_state()
             return
-        log = held.events if since else deque(maxlen=selectors.STATE_EVENTS)
+        log = held.events if since else deque(maxlen=tables.STATE_EVENTS)
         log.extend(event["events"])
         self.held = Held(
             key[0], event["playing"], key[1], event["seat"], event["may_act"], event["head"], log
@@ -587,17 +579,6 @@ def _table_turn(table_id: int) -> asyncio.Lock:
     return turn
 
 
-def _table_open(table_id: int, user, invite_code: str, connection: str) -> bool:
-    table = Table.objects.filter(pk=table_id).first()
-    # A private table the user may not see does not exist for him, as on its page.
-    if table is None or not selectors.table_visible_to(
-        table=table, user=user, invite_code=invite_code
-    ):
-        return False
-    services.presence_connect(table_id=table_id, user=user, connection=connection)
-    return True
-
-
 @dataclass(slots=True)
 class Held:
     """What a table socket keeps of the last state it sent: the game (0: none), whether it is
@@ -635,7 +616,7 @@ class Held:
 
 
 def _table_state(table_id: int, user) -> Held:
-    state = selectors.table_state_for(table=Table.objects.get(pk=table_id), user=user)
+    state = tables.table_state_read(table_id=table_id, user=user)
     text = broadcast.state_text(state)
     game = state["game"]
     return Held(
@@ -644,7 +625,7 @@ def _table_state(table_id: int, user) -> Held:
         state["version"],
         *broadcast.mover(state),
         text.head,
-        deque(text.events, maxlen=selectors.STATE_EVENTS),
+        deque(text.events, maxlen=tables.STATE_EVENTS),
     )
 
 

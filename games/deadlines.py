@@ -1,21 +1,21 @@
 """Game deadlines fired from their index, by one loop across all workers.
 
-The truth is the indexed ``Game.deadline`` column that every move sets in its transaction: no
-task is queued per move, so the cost of timers does not grow with the move rate, and a worker
-that dies loses nothing.
+The truth is the indexed ``Game.deadline`` column that every move sets in its transaction: no task
+is queued per move, so the cost of timers does not grow with the move rate, and a worker that dies
+loses nothing.
 
-Every Celery worker keeps a thread (``keep_running``, started when the worker is ready) that
-runs the loop whenever no other worker does: one loop runs at a time, in whichever worker holds
-the Redis lock. It fires the due deadlines, runs the games sweep every ``SWEEP_SECONDS`` (lost
-timers, rematch stakes past their window, abandoned open tables) and sleeps until the next
-deadline (at most ``TICK_SECONDS``). The other workers look again every ``RETRY_SECONDS``, and
-take the loop over once the lock of a worker that died, or lost Redis, lapses
-(``LOCK_SECONDS``). No message of the broker is involved, so timers need neither beat nor the
-worker's broker connection. Firing is safe twice: ``game_timeout`` acts only for an unchanged
+Every Celery worker keeps a thread (``keep_running``, started when the worker is ready) that runs
+the loop whenever no other worker does: one loop runs at a time, in whichever worker holds the
+Redis lock. It fires the due deadlines (``services.deadlines_fire``), runs the games sweep every
+``SWEEP_SECONDS`` (lost timers, rematch stakes past their window, abandoned open tables) and sleeps
+until the next deadline (at most ``TICK_SECONDS``). The other workers look again every
+``RETRY_SECONDS``, and take the loop over once the lock of a worker that died, or lost Redis,
+lapses (``LOCK_SECONDS``). No message of the broker is involved, so timers need neither beat nor
+the worker's broker connection. Firing is safe twice: ``game_timeout`` acts only for an unchanged
 version whose deadline has passed.
 
-While players cannot act (no web process alive, Redis or PostgreSQL down or stalled) the loop
-fires nothing (``games.clocks``), and once they can the deadlines are pushed back by the length
+While players cannot act (no web process alive, Redis or PostgreSQL down or stalled) the loop fires
+nothing (``games.services.clocks``), and once they can the deadlines are pushed back by the length
 of the outage. The errors the loop meets from Redis or PostgreSQL are noted as outages too. The
 loop beats as the ``deadline-loop`` role (``durak_site.heartbeats``) while it runs.
 """
@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta
 
 from django.core.cache import cache
 from django.db import DatabaseError, close_old_connections
@@ -33,9 +32,8 @@ from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 
 from durak_site import heartbeats
-from durak_site import logging as site_logging
-from games import clocks, metrics, presence, services
-from games.models import Game
+from games import presence, services
+from games.services import clocks
 
 # A new deadline is never less than MIN_THROW_SECONDS (3 s) away, so sleeping this long can
 # never miss one: each fires at most this late.
@@ -45,57 +43,11 @@ LOCK_SECONDS = 3.0
 SWEEP_SECONDS = 5.0
 RETRY_SECONDS = 1.0
 MIN_SLEEP_SECONDS = 0.02
-# Due games fired per round; the rest follow in the next round.
-BATCH = 100
 logger = logging.getLogger(__name__)
 
 
 def lock_name() -> str:
     return cache.make_key("games:deadline-loop")
-
-
-def due(now: datetime, limit: int = BATCH) -> list[tuple[int, int, datetime]]:
-    """(game id, version, deadline) of playing games whose deadline has passed, the oldest
-    first; none while an outage noted in PostgreSQL waits to be made up for."""
-    return list(
-        Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)
-        .filter(~clocks.noted_in_database())
-        .order_by("deadline")
-        .values_list("pk", "version", "deadline")[:limit]
-    )
-
-
-def next_deadline() -> datetime | None:
-    return (
-        Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False)
-        .order_by("deadline")
-        .values_list("deadline", flat=True)
-        .first()
-    )
-
-
-def fire_due(*, before: timedelta = timedelta(0)) -> int:
-    """Act on up to ``BATCH`` games whose deadline passed more than `before` ago, while the
-    web tier was serving.
-
-    Returns how many were acted on. One game's failure is logged and leaves the others firing.
-    """
-    served_until = clocks.served_until()
-    if served_until is None:
-        return 0
-    fired = 0
-    for game_id, version, deadline in due(min(timezone.now() - before, served_until)):
-        with site_logging.bound_to(game=game_id, version=version):
-            try:
-                acted = services.game_timeout(game_id=game_id, version=version)
-            except Exception:
-                logger.exception("the deadline of game %s failed", game_id)
-                continue
-        if acted:
-            fired += 1
-            metrics.DEADLINE_LATENESS.observe((timezone.now() - deadline).total_seconds())
-            metrics.MOVES.labels("server").inc()
-    return fired
 
 
 def sweep() -> int:
@@ -133,11 +85,11 @@ def run_loop(
                 beaten = time.monotonic()
                 heartbeats.beat(heartbeats.DEADLINE_LOOP)
             if clocks.watch():
-                fired += fire_due()
+                fired += services.deadlines_fire()
             if time.monotonic() >= swept_at + SWEEP_SECONDS:
                 swept_at = time.monotonic()
                 sweep()
-            upcoming = next_deadline()
+            upcoming = services.deadline_next()
             close_old_connections()
             wait = TICK_SECONDS
             if upcoming is not None:

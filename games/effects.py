@@ -17,8 +17,9 @@ from django.db import transaction
 from durak_site.batched_tasks import BatchedTask
 from durak_site.celery import app as celery_app
 from durak_site.push import services as push
-from games import broadcast, selectors
+from games import broadcast
 from games.models import Table
+from games.selectors import lobby, tables
 
 BOT_MOVE_TASK = "games.tasks.bot_move"
 NOTICE_TASK = "games.tasks.notify_players"
@@ -28,20 +29,20 @@ _notices = BatchedTask(NOTICE_TASK)
 
 
 def _lobby_message(table_id: int) -> broadcast.Message:
-    entry = selectors.table_lobby_entry(table_id=table_id)
+    entry = lobby.table_lobby_entry(table_id=table_id)
     body = (
         {"type": "lobby.table", "table": entry}
         if entry is not None
         else {"type": "lobby.removed", "id": table_id}
     )
-    return broadcast.Message(selectors.LOBBY_GROUP, body)
+    return broadcast.Message(lobby.LOBBY_GROUP, body)
 
 
 @dataclass(frozen=True)
 class Publication:
     """Send the table's states after the moves of a command, built from what it holds."""
 
-    snapshot: selectors.TableSnapshot
+    snapshot: tables.TableSnapshot
     events: tuple[dict, ...]
     events_from: int
     lobby: bool
@@ -68,7 +69,7 @@ class Announcement:
 
     def __call__(self) -> None:
         at = broadcast.stamp()  # before the read: a later key never holds older data
-        snapshot = selectors.table_snapshot_read(self.table_id)
+        snapshot = tables.table_snapshot_read(self.table_id)
         if snapshot is None:
             return
         version = snapshot.game.version if snapshot.game is not None else 0
@@ -137,7 +138,7 @@ class PlayerNotice:
 
 
 def publish(
-    snapshot: selectors.TableSnapshot, *, events: list[dict], events_from: int, lobby: bool
+    snapshot: tables.TableSnapshot, *, events: list[dict], events_from: int, lobby: bool
 ) -> None:
     transaction.on_commit(Publication(snapshot, tuple(events), events_from, lobby))
 

@@ -1,4 +1,5 @@
-"""Why a command on a table or a game was refused: a code for machines, a message for people."""
+"""Why a command on a table or a game, or a socket message, was refused: a code for machines, a
+message for people."""
 
 from __future__ import annotations
 
@@ -66,6 +67,17 @@ ERROR_MESSAGES: dict[str, Promise] = {
     "chat_mute_self": _("You cannot mute yourself."),
     "chat_message_not_found": _("There is no such message at this table."),
     "chat_report_own": _("You cannot report your own message."),
+}
+
+# Refusals of a socket message itself (games.consumers), before any command runs.
+PROTOCOL_ERRORS: dict[str, Promise] = {
+    "invalid_json": _("The message is not valid JSON."),
+    "not_an_object": _("The message must be a JSON object."),
+    "unknown_type": _("Unknown message type."),
+    "bad_message": _("The message has missing, extra or wrongly typed fields."),
+    "frame_too_large": _("The message is too large."),
+    "rate_limited": _("Too many messages; slow down."),
+    "server_error": _("The server could not handle the message; please try again."),
 }
 
 

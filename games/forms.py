@@ -12,7 +12,7 @@ from games.engine import MAX_PLAYERS, MAX_PLAYERS_BY_DECK, MIN_PLAYERS
 from games.engine import OPTIONS as ENGINE_OPTIONS
 from games.errors import ERROR_MESSAGES
 from games.models import SPEED_PRESETS, BotLevel, Deck, Limit, Speed, ThrowIn
-from games.reports import GROUPING_LABELS
+from games.selectors.reports import GROUPING_LABELS
 from games.services.chat import BAN_HOURS
 from wallet.forms import DATE_PICKER, PeriodForm
 from wallet.money import money_label, parse_major_units

@@ -356,7 +356,7 @@ class Game(GameOptions):
 
 class ClockStop(models.Model):
     """The one row (``ROW``) that remembers an outage of the platform the games' clocks have to
-    make up for (games.clocks), while PostgreSQL is up and Redis may not be.
+    make up for (games.services.clocks), while PostgreSQL is up and Redis may not be.
 
     Times are Unix seconds, as in the note Redis keeps for outages that PostgreSQL cannot hold.
     """

@@ -7,8 +7,8 @@ import threading
 from celery import shared_task, signals
 
 from durak_site import logging as site_logging
-from games import broadcast, clocks, deadlines, services
-from games.services import notices
+from games import broadcast, deadlines, services
+from games.services import clocks, notices
 
 
 @signals.worker_process_init.connect
@@ -20,8 +20,8 @@ def send_through_own_loop(**kwargs) -> None:
 @signals.worker_ready.connect
 def start_deadline_loop(**kwargs) -> None:
     """Each worker keeps the deadline loop running, in turn with the others (games.deadlines),
-    and watches Redis and PostgreSQL for outages (games.clocks); its broadcasts, and those of
-    tasks run in this process, keep their Redis connections."""
+    and watches Redis and PostgreSQL for outages (games.services.clocks); its broadcasts, and
+    those of tasks run in this process, keep their Redis connections."""
     broadcast.send_through_own_loop()
     threading.Thread(target=deadlines.keep_running, name="deadline-loop", daemon=True).start()
     threading.Thread(target=clocks.keep_watching, name="outage-watch", daemon=True).start()

@@ -1,6 +1,6 @@
 """Pages of the game: lobby, table, game results and replay, profiles, leaderboard, rules.
 
-Views stay thin: they read through selectors and ``games.stats`` and change things only through
+Views stay thin: they read through ``games.selectors`` and change things only through
 ``games.services``; refused commands come back as GameError and are shown as messages.
 """
 
@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 from durak_site import ratelimit
 from durak_site.accounts.services import table_settings_of
 from durak_site.clients import Client, client_of
-from games import boards, selectors, services, stats, watch
+from games import services
 from games.forms import PracticeForm, QuickPlayForm, TableCreateForm
 from games.models import (
     ChatPhrase,
@@ -34,6 +34,8 @@ from games.models import (
     Table,
 )
 from games.rating import display_rating
+from games.selectors import boards, stats, tables, watch
+from games.selectors.lobby import last_options, players_by_stake, table_list_open
 from games.services import GameError
 from wallet.money import format_money
 from wallet.selectors import user_balance
@@ -54,7 +56,7 @@ def _language() -> str:
 
 def _last_choice(request: HttpRequest) -> dict:
     """The table options the player chose last, as the lobby's forms take them."""
-    last = selectors.last_options(user=request.user)
+    last = last_options(user=request.user)
     return {"last_options": last.options, "last_label": last.options_summary}
 
 
@@ -65,9 +67,9 @@ def _lobby_context(request: HttpRequest, **forms) -> dict:
         "quick_form": QuickPlayForm(**last),
         "practice_form": PracticeForm(last_options=last["last_options"]),
         **forms,
-        "tables": selectors.table_list_open(),
+        "tables": table_list_open(),
         "my_tables": stats.user_active_tables(user=request.user),
-        "stake_counts": selectors.players_by_stake(),
+        "stake_counts": players_by_stake(),
         "stake_block": services.block_notice(user=request.user),
         "deck_sizes": Deck.values,
         "limit_choices": Limit.choices,
@@ -140,16 +142,16 @@ def practice_start(request: HttpRequest) -> HttpResponse:
 def practice_hint(request: HttpRequest, table_id: int) -> JsonResponse:
     """The move the Любитель would make in the player's place (practice tables only)."""
     table = get_object_or_404(Table, pk=table_id, practice=True)
-    return JsonResponse({"action": selectors.practice_hint(table=table, user=request.user)})
+    return JsonResponse({"action": tables.practice_hint(table=table, user=request.user)})
 
 
 @login_required
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     table = get_object_or_404(Table, pk=table_id)
     invite_code = request.GET.get("invite", "")
-    if not selectors.table_visible_to(table=table, user=request.user, invite_code=invite_code):
+    if not tables.table_visible_to(table=table, user=request.user, invite_code=invite_code):
         raise Http404
-    state = selectors.table_state_for(table=table, user=request.user)
+    state = tables.table_state_for(table=table, user=request.user)
     return render(
         request,
         "games/table.html",
@@ -222,7 +224,7 @@ def balance(request: HttpRequest) -> JsonResponse:
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game.objects.select_related("table"), pk=game_id)
     # Staff follow the fair-play signals to any game, private ones too.
-    if not request.user.is_staff and not selectors.table_visible_to(
+    if not request.user.is_staff and not tables.table_visible_to(
         table=game.table, user=request.user
     ):
         raise Http404
@@ -234,7 +236,7 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
             "game": game,
             "finished": finished,
             "abandoned": game.status == Game.Status.ABANDONED,
-            "result": selectors.game_result(game=game) if finished else None,
+            "result": tables.game_result(game=game) if finished else None,
             "replay": stats.game_replay(game=game) if finished else None,
         },
     )
@@ -319,7 +321,7 @@ def game_analysis(request: HttpRequest, game_id: int) -> HttpResponse:
     except GameError as error:
         refused(request, error)
         return redirect("game_detail", game_id)
-    names = selectors.player_names(game.players)
+    names = tables.player_names(game.players)
     done = analysis.status == analysis.Status.DONE
     return render(
         request,

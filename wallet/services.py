@@ -17,13 +17,12 @@ import json
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.audit.services import record_staff_action
-from durak_site.rows import ModelRows, prepared_cursor
-from wallet import metrics
-from wallet.models import NEVER_NEGATIVE, Account, Entry, LedgerTransaction
+from wallet import metrics, persistence
+from wallet.models import NEVER_NEGATIVE, Account, LedgerTransaction
 
 
 class WalletError(Exception):
@@ -303,7 +302,7 @@ def post(
     # as it was and needs no savepoint of its own (two statements a posting).
     with nullcontext() if connection.in_atomic_block else transaction.atomic():
         # Lock first: a concurrent twin with the same key waits here, then finds the first result.
-        balances = _lock_balances([account.pk for account in movements])
+        balances = persistence.balances_lock([account.pk for account in movements])
         new_balances = {}
         for account, amount in movements.items():
             balance = balances[account.pk] + amount
@@ -325,67 +324,14 @@ def post(
             table_id=table_id,
             game_id=game_id,
         )
-        if not _insert_unless_taken(ledger_transaction):
+        if not persistence.transaction_insert_unless_taken(ledger_transaction):
             # The key was used before, or committed meanwhile by a command on other accounts.
             taken = LedgerTransaction.objects.get(idempotency_key=idempotency_key)
             return _repeated(taken, fingerprint)
-        _write_entries(ledger_transaction, movements, new_balances)
+        persistence.entries_write(ledger_transaction, movements, new_balances)
         moved = sum(amount for amount in movements.values() if amount > 0)
         transaction.on_commit(lambda: metrics.posted(kind, moved))
         return ledger_transaction
-
-
-_TRANSACTIONS = ModelRows(LedgerTransaction)
-
-
-def _insert_unless_taken(ledger_transaction: LedgerTransaction) -> bool:
-    """Insert the transaction unless its key is taken (then nothing happens), in one statement
-    where a lookup, a savepoint and the insert took four."""
-    sql, params = _TRANSACTIONS.insert([ledger_transaction])
-    with prepared_cursor() as cursor:
-        cursor.execute(f"{sql} ON CONFLICT (idempotency_key) DO NOTHING RETURNING id", params)
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    ledger_transaction.pk = row[0]
-    ledger_transaction._state.adding = False
-    ledger_transaction._state.db = DEFAULT_DB_ALIAS
-    return True
-
-
-def _lock_balances(account_ids: list[int]) -> dict[int, int]:
-    """Lock the accounts, in one order by id so that two postings never deadlock, and read
-    their balances: one statement written once, as every posting takes it."""
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            f"SELECT id, balance FROM {Account._meta.db_table} WHERE id = ANY(%s::bigint[])"
-            " ORDER BY id FOR UPDATE",
-            [sorted(account_ids)],
-        )
-        return dict(cursor.fetchall())
-
-
-def _write_entries(
-    ledger_transaction: LedgerTransaction,
-    movements: Mapping[Account, int],
-    balances: Mapping[int, int],
-) -> None:
-    """The transaction's entries and every moved account's new balance (their rows are locked
-    already), in one statement written once."""
-    ids = sorted(balances)
-    by_account = {account.pk: amount for account, amount in movements.items()}
-    amounts = [by_account[account_id] for account_id in ids]
-    new = [balances[account_id] for account_id in ids]
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            f"WITH entries AS (INSERT INTO {Entry._meta.db_table}"
-            " (transaction_id, account_id, amount, balance_after)"
-            " SELECT %s, * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[]))"
-            f" UPDATE {Account._meta.db_table} a SET balance = moved.balance"
-            " FROM unnest(%s::bigint[], %s::bigint[]) AS moved (id, balance)"
-            " WHERE a.id = moved.id",
-            [ledger_transaction.pk, ids, amounts, new, ids, new],
-        )
 
 
 def _repeated(taken: LedgerTransaction, fingerprint: str) -> LedgerTransaction:

@@ -11,7 +11,9 @@ never part of a larger one.
 - ``bank``: paying out a finished game's bank in one ledger posting
 - ``rematch``: confirm or expire a rematch
 - ``away``: presence of sockets, and «Я вернулся»
-- ``sweep``: the periodic catch-up of lost timers
+- ``sweep``: the deadlines that passed, fired for the deadline loop, and the periodic catch-up
+  of lost timers
+- ``clocks``: when the games' clocks run, outages noted and made up for
 - ``practice``: practice tables against bots, the bots' moves, and when a practice game ends
 - ``quickplay``: one click to a seat at a table with stakes
 - ``rating``: skill ratings from games with stakes
@@ -28,6 +30,7 @@ from games.services.away import (
     presence_connect,
     presence_disconnect,
     presence_heartbeat,
+    presence_open,
     seat_back,
 )
 from games.services.blocks import active_stake_block, block_notice, stake_block_create
@@ -53,7 +56,7 @@ from games.services.puzzles import (
 from games.services.quickplay import quick_play
 from games.services.rating import rating_rebuild
 from games.services.rematch import rematch_confirm, rematch_expire
-from games.services.sweep import games_sweep
+from games.services.sweep import deadline_next, deadlines_fire, games_sweep
 from games.services.tables import (
     table_create,
     table_expire,
@@ -74,6 +77,8 @@ __all__ = [
     "chat_mute",
     "chat_post",
     "chat_report",
+    "deadline_next",
+    "deadlines_fire",
     "chat_reports_dismiss",
     "game_apply_action",
     "game_timeout",
@@ -82,6 +87,7 @@ __all__ = [
     "presence_connect",
     "presence_disconnect",
     "presence_heartbeat",
+    "presence_open",
     "puzzle_daily",
     "puzzle_legal_moves",
     "puzzle_next",

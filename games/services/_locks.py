@@ -5,13 +5,11 @@ The wallet locks its accounts after these.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from django.db.models import QuerySet
 
-from durak_site.rows import prepared_cursor
-from games import selectors
+from games import persistence
 from games.errors import GameError
 from games.models import Game, Seat, Table
 
@@ -25,27 +23,14 @@ def lock_table(table_id: Any) -> Table:
     return table
 
 
-@cache
-def _lock_game_query() -> str:
-    # PostgreSQL locks the rows named by OF in that order: the table's, then the game's.
-    return (
-        f"{selectors.table_and_game_select()}"
-        f" FROM {Table._meta.db_table} t JOIN {Game._meta.db_table} g ON g.table_id = t.id"
-        " WHERE g.id = %s FOR UPDATE OF t, g"
-    )
-
-
 def lock_game(game_id: Any) -> tuple[Table, Game]:
-    """The game and its table, both locked, in one statement written once (every move takes
-    it, and the ORM would compile it anew each time)."""
+    """The game and its table, both locked (``persistence.table_and_game_locked``)."""
     if not is_int(game_id):
         raise GameError("game_not_found")
-    with prepared_cursor() as cursor:
-        cursor.execute(_lock_game_query(), [game_id])
-        row = cursor.fetchone()
-    if row is None:
+    found = persistence.table_and_game_locked(game_id)
+    if found is None:
         raise GameError("game_not_found")
-    table, game = selectors.table_and_game(row)
+    table, game = found
     game.table = table
     return table, game
 

@@ -17,7 +17,7 @@ from games import effects
 from games.engine.analysis import Decision, analyse_seat
 from games.errors import GameError
 from games.models import Game, GameAnalysis
-from games.replay import replay_game
+from games.selectors.replay import replay_game
 
 logger = logging.getLogger(__name__)
 

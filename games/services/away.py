@@ -13,10 +13,12 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from games import clocks, effects, presence, selectors
+from games import effects, presence
 from games.engine import Game as EngineGame
 from games.errors import GameError
 from games.models import Game, Seat, Table
+from games.selectors import tables
+from games.services import clocks
 from games.services._locks import active_seats, lock_table
 
 
@@ -28,6 +30,18 @@ def presence_connect(*, table_id: int, user, connection: str) -> None:
     elif clocks.games_owing_time(table_id).exists():
         # Back from an outage that his lost socket does not yet count as gone for.
         _presence_back(table_id=table_id, user=user)
+
+
+def presence_open(*, table_id: int, user, invite_code: str, connection: str) -> bool:
+    """Count a socket the user opens at the table (``presence_connect``) if he may see the table;
+    whether he may. A private table he may not see does not exist for him, as on its page."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or not tables.table_visible_to(
+        table=table, user=user, invite_code=invite_code
+    ):
+        return False
+    presence_connect(table_id=table_id, user=user, connection=connection)
+    return True
 
 
 def presence_heartbeat(*, table_id: int, user, connection: str) -> None:
@@ -50,7 +64,7 @@ def _presence_back(*, table_id: int, user) -> None:
         Seat.objects.filter(
             table_id=table_id, user_id=user.pk, left_at__isnull=True, disconnected_at__isnull=False
         ).update(disconnected_at=None)
-        if _give_time_owed_for_outage(table, user) or selectors.table_shows_player(
+        if _give_time_owed_for_outage(table, user) or tables.table_shows_player(
             table=table, user_id=user.pk
         ):
             effects.announce(table=table, lobby=False)
@@ -58,7 +72,7 @@ def _presence_back(*, table_id: int, user) -> None:
 
 def _give_time_owed_for_outage(table: Table, user) -> bool:
     """A waited player back soon after an outage gets at least a throw-in window from now
-    (games.clocks); whether his game's deadline moved. Under the table's lock."""
+    (games.services.clocks); whether his game's deadline moved. Under the table's lock."""
     game = clocks.games_owing_time(table.pk).select_for_update(of=("self",)).first()
     if game is None:
         return False
@@ -85,7 +99,7 @@ def presence_disconnect(*, table_id: int, user, connection: str) -> None:
         if seat is not None and table.status == Table.Status.PLAYING:
             seat.disconnected_at = timezone.now()
             seat.save(update_fields=["disconnected_at"])
-        if seat is not None or selectors.table_shows_player(table=table, user_id=user.pk):
+        if seat is not None or tables.table_shows_player(table=table, user_id=user.pk):
             effects.announce(table=table, lobby=False)
 
 

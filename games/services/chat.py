@@ -19,9 +19,10 @@ from django.utils.translation import gettext_lazy as _
 
 from durak_site import ratelimit
 from durak_site.audit.services import record_staff_action
-from games import effects, selectors
+from games import effects
 from games.errors import GameError
 from games.models import ChatBan, ChatMessage, ChatMute, ChatPhrase, ChatReport, Table
+from games.selectors import tables
 from games.services._locks import is_int
 
 CHAT_MAX_CHARS = 200
@@ -50,8 +51,8 @@ def chat_post(*, table_id: int, user, text: str = "", phrase: str = "") -> ChatM
     if len(text) > CHAT_MAX_CHARS:
         raise GameError("chat_too_long")
     table = _table(table_id)
-    game = selectors.table_current_game(table=table)
-    if not selectors.table_shows_player(table=table, user_id=user.pk, game=game):
+    game = tables.table_current_game(table=table)
+    if not tables.table_shows_player(table=table, user_id=user.pk, game=game):
         raise GameError("chat_spectator")
     until = chat_muted_until(user=user)
     if until is not None:
@@ -138,7 +139,7 @@ def chat_history(*, table_id: int, user) -> dict[str, Any]:
     muted players), whom the user muted, and until when staff muted him; with ``muted_ids``
     for the socket, which is not sent."""
     table = _table(table_id)
-    game = selectors.table_current_game(table=table)
+    game = tables.table_current_game(table=table)
     muted_ids = chat_muted_ids(user=user)
     latest = (
         ChatMessage.objects.filter(table=table, game=game)
@@ -164,7 +165,7 @@ def chat_mute(*, table_id: int, user, nickname: str, muted: bool) -> dict[str, A
     """
     table = _table(table_id)
     target = get_user_model().objects.filter(username=nickname).first()
-    if target is None or not selectors.table_shows_player(table=table, user_id=target.pk):
+    if target is None or not tables.table_shows_player(table=table, user_id=target.pk):
         raise GameError("chat_not_at_table")
     if target.pk == user.pk:
         raise GameError("chat_mute_self")

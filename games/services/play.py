@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -14,8 +13,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from durak_site.rows import ModelRows, prepared_cursor
-from games import effects, presence, selectors
+from games import effects, persistence, presence
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction, bank_shares
 from games.engine import Game as EngineGame
 from games.engine.autoplay import auto_play_is_endless, final_places
@@ -31,6 +29,7 @@ from games.models import (
     Seat,
     Table,
 )
+from games.selectors import tables
 from games.services import notices, rating
 from games.services._locks import is_int, lock_game
 from games.services.bank import bank_settle
@@ -186,7 +185,7 @@ def deadline_seconds(table: Table, engine: EngineGame, seats: list[Seat]) -> int
 
 def seated(table: Table) -> list[Seat]:
     """The table's active seats with their users' nicknames, by position."""
-    return selectors.table_seats(table.pk)
+    return persistence.table_seats(table.pk)
 
 
 class Change:
@@ -210,7 +209,7 @@ class Change:
         """Apply one move; IllegalAction leaves everything unchanged."""
         engine = self.engine
         bout = engine.bouts
-        # A move on an empty table opens its bout (selectors.mark_leads says the same).
+        # A move on an empty table opens its bout (tables.mark_leads says the same).
         lead = not engine.view(None)["table"]
         engine.apply(position, action)
         self.game.version += 1
@@ -251,17 +250,17 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
     result = None
     if engine.finished or game.stalemate:
         shares, ratings = _game_finish(change)
-        result = selectors.result_of(game, nicknames, shares, ratings)
+        result = tables.result_of(game, nicknames, shares, ratings)
     else:
         seconds = deadline_seconds(table, engine, change.seats)
         # The deadline loop (games.deadlines) finds it by this indexed column.
         game.deadline = timezone.now() + timedelta(seconds=seconds)
         game.resumed_at = None  # a move made: nobody is owed time for an outage any more
-        _store_moves(change, _MOVED_GAME)
+        persistence.moves_store(game, change.events)
         if table.practice and any(seat != PRACTICE_PLAYER_SEAT for seat in engine.waiting_for):
             effects.schedule_bot_move(game_id=game.pk, version=game.version)
     effects.publish(
-        selectors.TableSnapshot(
+        tables.TableSnapshot(
             table,
             game,
             engine,
@@ -280,41 +279,6 @@ def advance_and_save(change: Change, *, lobby: bool = False) -> None:
             kind=notices.TURN,
             until=game.deadline,
         )
-
-
-# What a move changes in its game's row, and what its finish changes besides.
-_MOVED_GAME = ModelRows(Game, ["state", "version", "deadline", "stalemate", "resumed_at"])
-_FINISHED_GAME = ModelRows(
-    Game,
-    [
-        *_MOVED_GAME.attnames,
-        "status",
-        "finished_at",
-        "rematch_until",
-        "commission",
-        "percentages",
-    ],
-)
-_EVENTS = ModelRows(GameEvent)
-_SHARES = ModelRows(BankDistribution)
-
-
-def _store_moves(
-    change: Change, game_row: ModelRows[Game], writes: Sequence[tuple[str, list]] = ()
-) -> None:
-    """Insert the change's events, run the other `writes` of its change and update its game's
-    `game_row`, in one statement written once: every move stores them, and the ORM would
-    compile each anew."""
-    sql, params = game_row.update(change.game)
-    if change.events:
-        writes = [_EVENTS.insert(change.events), *writes]
-    if writes:
-        # A data-modifying WITH runs whether or not the statement after it reads from it.
-        steps = ", ".join(f"step{index} AS ({step})" for index, (step, _) in enumerate(writes))
-        sql = f"WITH {steps} {sql}"
-        params = [*(value for _, values in writes for value in values), *params]
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, params)
 
 
 def _game_finish(
@@ -369,22 +333,7 @@ def _game_finish(
     for seat in change.seats:
         seat.left_at = now
     table.status = Table.Status.CLOSED
-    _store_moves(
-        change,
-        _FINISHED_GAME,
-        [
-            _SHARES.insert(distribution),
-            (
-                f"UPDATE {Seat._meta.db_table} SET left_at = %s"
-                " WHERE table_id = %s AND left_at IS NULL",
-                [now, table.pk],
-            ),
-            (
-                f"UPDATE {Table._meta.db_table} SET status = %s WHERE id = %s",
-                [table.status, table.pk],
-            ),
-        ],
-    )
+    persistence.game_finish_store(game, table, change.events, distribution, now)
     return sorted(distribution, key=lambda share: (share.place, share.seat)), ratings
 
 

@@ -19,7 +19,7 @@ from games.engine.endgame import Solver, endgame_puzzle
 from games.errors import GameError
 from games.models import Game, Puzzle, PuzzleAttempt, PuzzleRating, PuzzleScan
 from games.rating import MODEL, display_rating, rated_puzzle
-from games.replay import replay_game
+from games.selectors.replay import replay_game
 
 # A game gives at most this many puzzles; and one search takes at most this many games.
 PUZZLES_PER_GAME = 2

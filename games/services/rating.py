@@ -7,10 +7,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Min
-from django.utils import timezone
 
-from durak_site.rows import prepared_cursor
-from games.models import BankDistribution, Game, Rating, RatingChange
+from games import persistence
+from games.models import BankDistribution, Game, Rating
 from games.rating import MODEL, display_rating, rated_outcome
 
 
@@ -31,32 +30,13 @@ def ratings_at_start(user_ids: list[int]) -> dict[str, int]:
 def rating_record_game(*, game: Game, places: list[list[int]]) -> dict[int, tuple[int, int]]:
     """Update the ratings of the game's players, in the transaction settling its bank.
 
-    Two statements written once, where the ORM took four and compiled each anew: every game's
-    end takes them. Returns each player's shown rating before and after the game, by user id.
+    Two statements written once (``games.persistence``): every game's end takes them. Returns
+    each player's shown rating before and after the game, by user id.
     """
     users = game.players
-    ratings, changes = Rating._meta.db_table, RatingChange._meta.db_table
-    with prepared_cursor() as cursor:
-        # A newcomer's rating is made at the model's start; every player's row is locked, in
-        # one order, by player, so two games finishing together never deadlock.
-        cursor.execute(
-            f"INSERT INTO {ratings} (user_id, mu, sigma, games)"
-            " SELECT id, %s, %s, 0 FROM unnest(%s::bigint[]) AS id ORDER BY id"
-            f" ON CONFLICT (user_id) DO UPDATE SET games = {ratings}.games"
-            " RETURNING user_id, mu, sigma",
-            [MODEL.mu, MODEL.sigma, sorted(users)],
-        )
-        stored = {user_id: (mu, sigma) for user_id, mu, sigma in cursor.fetchall()}
-        after = rated_outcome([stored[user_id] for user_id in users], places)
-        rated = [users, [mu for mu, _ in after], [sigma for _, sigma in after]]
-        cursor.execute(
-            f"WITH changes AS (INSERT INTO {changes} (game_id, user_id, mu, sigma, created_at)"
-            " SELECT %s, v.*, %s FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS v)"
-            f" UPDATE {ratings} r SET mu = v.mu, sigma = v.sigma, games = r.games + 1"
-            " FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS v (user_id, mu, sigma)"
-            " WHERE r.user_id = v.user_id",
-            [game.pk, timezone.now(), *rated, *rated],
-        )
+    stored = persistence.ratings_lock(users)
+    after = rated_outcome([stored[user_id] for user_id in users], places)
+    persistence.ratings_store(game_id=game.pk, user_ids=users, ratings=after)
     return {
         user_id: (display_rating(*stored[user_id]), display_rating(*rating))
         for user_id, rating in zip(users, after, strict=True)

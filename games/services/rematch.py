@@ -8,10 +8,9 @@ from django.db.models import Max
 from django.utils import timezone
 
 from durak_site.clients import Client
-from durak_site.rows import prepared_cursor
-from games import effects
+from games import effects, persistence
 from games.errors import GameError
-from games.models import Game, Seat, Table
+from games.models import Game, Table
 from games.services import notices, play
 from games.services._locks import active_seats, lock_game, lock_table
 from games.services.tables import seat_release, seat_take
@@ -24,7 +23,7 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
         if user.pk not in game.players:
             raise GameError("not_a_player")
         # The players seated again are those who confirmed (a game's end stands everyone up).
-        latest, confirmed = _latest_game_and_seated(table.pk)
+        latest, confirmed = persistence.latest_game_and_seated(table.pk)
         if (
             game.status != Game.Status.FINISHED
             or table.status != Table.Status.CLOSED
@@ -48,20 +47,6 @@ def rematch_confirm(*, game_id: int, user, client: Client | None = None) -> None
                 until=game.rematch_until,
                 nickname=user.username,
             )
-
-
-def _latest_game_and_seated(table_id: int) -> tuple[int | None, list[int]]:
-    """The table's latest game and its seated users, in one statement written once: every
-    confirmation reads them."""
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            f"SELECT (SELECT id FROM {Game._meta.db_table} WHERE table_id = %s"
-            " ORDER BY number DESC LIMIT 1),"
-            f" ARRAY(SELECT user_id FROM {Seat._meta.db_table}"
-            " WHERE table_id = %s AND left_at IS NULL)",
-            [table_id, table_id],
-        )
-        return cursor.fetchone()
 
 
 def rematch_expire(*, table_id: int) -> bool:

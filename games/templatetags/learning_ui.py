@@ -12,7 +12,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from games import boards, services
+from games import services
+from games.selectors import boards
 from games.templatetags.game_ui import SUIT_SYMBOLS, _strings, card
 
 register = template.Library()

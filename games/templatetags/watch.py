@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from games import watch
+from games.selectors import watch
 
 register = template.Library()
 

@@ -15,7 +15,7 @@ from games import services
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
 from games.models import Game
-from games.replay import verify_game
+from games.selectors.replay import verify_game
 from tests.e2e.test_browser import (
     PHONE,
     play_one_move,

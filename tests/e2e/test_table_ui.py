@@ -542,7 +542,7 @@ def test_the_log_says_the_word_the_player_pressed(browser, live_url, off_loop, v
 def test_a_click_on_a_player_opens_his_card_with_his_figures(
     browser, live_url, off_loop, play_out, screenshot, viewport, locale
 ):
-    from games import stats
+    from games.selectors import stats
 
     suffix = f"{locale[:2]}{viewport['width']}"
     host, guest = funded_player(f"card.host{suffix}"), funded_player(f"cardguest{suffix}")

@@ -21,8 +21,8 @@ from durak_site.celery import app as celery_app
 from games import consumers, presence
 from games.engine.cards import CODES
 from games.models import Game, GameEvent
-from games.replay import replay_game
-from games.selectors import STATE_EVENTS
+from games.selectors.replay import replay_game
+from games.selectors.tables import STATE_EVENTS
 from games.services import play
 from tests import players
 from tests.players import session_cookie
@@ -68,7 +68,8 @@ def no_presence_left():
 @pytest.fixture(autouse=True)
 def web_serving(_fresh_cache) -> Iterator[heartbeats.Beating]:
     """These tests serve the players themselves (they call the application in-process), so
-    they beat as the web tier: the games' clocks run (games.clocks). ``stop`` is an outage."""
+    they beat as the web tier: the games' clocks run (games.services.clocks). ``stop`` is an
+    outage."""
     beating = heartbeats.Beating(heartbeats.WEB)
     yield beating
     beating.stop()

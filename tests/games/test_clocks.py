@@ -11,10 +11,11 @@ from django.conf import settings
 from django.utils import timezone
 
 from durak_site import heartbeats
-from games import clocks, deadlines, effects, presence, services
+from games import deadlines, effects, presence, services
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
 from games.models import Game, GameEvent, Seat
+from games.services import clocks
 from tests.games.conftest import create_player
 from tests.games.test_deadlines import no_loop_running  # noqa: F401 - fixture
 from tests.games.test_services import expire_deadline, play_out, seated_game, snapshot
@@ -50,7 +51,7 @@ def test_no_deadline_fires_and_no_practice_game_ends_while_no_web_process_is_ali
 
     web_serving.stop()
     assert loop_round() == 0
-    assert deadlines.fire_due() == 0
+    assert services.deadlines_fire() == 0
     assert services.games_sweep() == 0
     assert snapshot(game) == before
     assert Game.objects.get(table=practice).status == Game.Status.PLAYING
@@ -310,7 +311,7 @@ def test_an_outage_noted_in_postgresql_stops_the_clocks_until_made_up_once(web_s
     now = time.time()
     assert clocks.note_stop(now - 60, now, redis=False)
     assert not clocks.running()
-    assert deadlines.fire_due() == 0
+    assert services.deadlines_fire() == 0
     assert services.games_sweep() == 0
 
     assert loop_round() == 0

@@ -36,8 +36,8 @@ def test_only_games_whose_deadline_passed_are_acted_on_and_twice_acts_once():
     expire_deadline(due)
     untouched = snapshot(waiting)
 
-    assert deadlines.fire_due() == 1
-    assert deadlines.fire_due() == 0
+    assert services.deadlines_fire() == 1
+    assert services.deadlines_fire() == 0
     event = GameEvent.objects.get(game=due)
     assert (event.version, event.seat, event.automatic) == (1, leader, True)
     assert snapshot(waiting) == untouched
@@ -83,7 +83,7 @@ def test_one_failing_game_does_not_stop_the_others(monkeypatch):
     Game.objects.filter(pk=broken.pk).update(deadline=timezone.now() - timedelta(seconds=9))
     Game.objects.filter(pk=broken.pk).update(state={"not": "a game"})
 
-    assert deadlines.fire_due() == 1
+    assert services.deadlines_fire() == 1
     assert Game.objects.get(pk=fine.pk).version == 1
     assert Game.objects.get(pk=broken.pk).version == 0
 
@@ -117,14 +117,14 @@ def test_a_disconnected_player_is_never_acted_for_before_his_deadline():
     assert seconds_left(game) > game.table.turn_seconds - 2  # his whole turn
 
     # Neither the loop nor the sweep plays for him while his deadline has not passed.
-    assert deadlines.fire_due() == 0
+    assert services.deadlines_fire() == 0
     assert services.games_sweep() == 0
     assert snapshot(game) == waiting
     seat = Seat.objects.get(table=game.table, position=defender)
     assert (seat.away, seat.server_moves) == (False, {})
 
     expire_deadline(game)
-    assert deadlines.fire_due() == 1
+    assert services.deadlines_fire() == 1
     take = GameEvent.objects.get(game=game, version=waiting[0] + 1)
     assert (take.seat, take.action, take.automatic) == (defender, {"type": "take"}, True)
     seat.refresh_from_db()
@@ -140,7 +140,7 @@ def wait_for_turn(game: Game, users: list, position: int) -> EngineGame:
             return engine
         assert seconds_left(game) <= game.table.throw_seconds
         expire_deadline(game)
-        assert deadlines.fire_due() == 1
+        assert services.deadlines_fire() == 1
     raise AssertionError("the game never waited for his turn")
 
 
@@ -159,14 +159,14 @@ def test_two_timeouts_in_a_row_shrink_his_turns_to_the_throw_window_until_he_act
         whole = 30 if engine.deadline_kind == "turn" else 10
         assert whole - 2 < seconds_left(game) <= whole
         expire_deadline(game)
-        assert deadlines.fire_due() == 1
+        assert services.deadlines_fire() == 1
         seat.refresh_from_db()
         assert (seat.timeouts_in_a_row, seat.away) == (timeouts, timeouts == 2)
 
     # Away: his lead or defence waits only the throw-in window, and nothing is played sooner.
     wait_for_turn(game, users, sleeper)
     assert 8 < seconds_left(game) <= 10
-    assert deadlines.fire_due() == 0 and services.games_sweep() == 0
+    assert services.deadlines_fire() == 0 and services.games_sweep() == 0
     assert Seat.objects.get(pk=seat.pk).away
 
     # He acts himself: the mark and the count clear, and his next turn has its whole time.
@@ -187,7 +187,7 @@ def test_i_am_back_gives_a_shrunk_turn_its_whole_time_and_clears_the_count():
     for _timeout in range(2):
         wait_for_seat(game, users, sleeper)
         expire_deadline(game)
-        assert deadlines.fire_due() == 1
+        assert services.deadlines_fire() == 1
     wait_for_turn(game, users, sleeper)
     assert seconds_left(game) <= 10
     version = game.version

@@ -13,8 +13,9 @@ from django.utils import timezone
 
 from durak_site.audit.models import StaffAction
 from durak_site.clients import Client
-from games import fairplay, services
+from games import services
 from games.models import Game, Seat, StakeBlock
+from games.selectors import fairplay
 from games.services import GameError
 from tests.fairplay_patterns import (
     STAKE,

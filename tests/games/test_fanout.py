@@ -17,7 +17,7 @@ from django.contrib.sessions.models import Session
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from games import broadcast, consumers, selectors, services
+from games import broadcast, consumers, persistence, services
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
 from games.models import Game, GameEvent, Seat, Table
@@ -344,7 +344,7 @@ def test_the_moves_plain_statements_read_and_write_what_the_orm_does():
     # Every column converted as the ORM converts it: JSON, decimals, times, choices.
     assert field_values(locked) == field_values(Game.objects.get(pk=game.pk))
     assert field_values(table) == field_values(Table.objects.get(pk=game.table_id))
-    seats = selectors.table_seats(game.table_id)
+    seats = persistence.table_seats(game.table_id)
     expected = Seat.objects.filter(table_id=game.table_id, left_at__isnull=True)
     assert [field_values(seat) for seat in seats] == [
         field_values(seat) for seat in expected.order_by("position")

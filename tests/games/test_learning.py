@@ -20,7 +20,7 @@ from games.models import (
     Table,
 )
 from games.rating import MODEL, display_rating
-from games.replay import replay_game
+from games.selectors.replay import replay_game
 from games.services import GameError
 from tests.games.conftest import create_player
 from tests.games.test_services import play_out, seated_game

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Game, GameEvent, Table
-from games.reports import operations_report
+from games.selectors.reports import operations_report
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from tests.games.test_services import expire_deadline, play_out, seated_game
 from tests.players import create_staff

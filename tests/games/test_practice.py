@@ -8,12 +8,13 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from games import broadcast, selectors, services, stats
+from games import broadcast, services
 from games.effects import BotMove
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
 from games.models import PRACTICE_PLAYER_SEAT as PLAYER_SEAT
 from games.models import BankDistribution, Bot, Game, GameEvent, Rating, Seat, Table
+from games.selectors import stats, tables
 from games.services import GameError
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from wallet import limits
@@ -132,7 +133,7 @@ def assert_ended_unfinished(game: Game, user) -> None:
     assert not BankDistribution.objects.filter(game=game).exists()
     assert stats.player_history(user=user, viewer=user, practice=True) == []
     assert stats.player_summary(user=user, viewer=user)["games"] == 0
-    state = selectors.table_state_for(table=game.table, user=user)
+    state = tables.table_state_for(table=game.table, user=user)
     assert (state["game"]["status"], state["view"], state["result"]) == ("abandoned", None, None)
     with pytest.raises(GameError) as refused:
         services.rematch_confirm(game_id=game.pk, user=user)
@@ -146,7 +147,7 @@ def test_standing_up_ends_the_practice_game_and_records_nothing():
     services.table_leave(table_id=game.table_id, user=user)
     assert_ended_unfinished(game, user)
     # The state its sockets are sent shows no board, and gives nobody a move to make.
-    state = selectors.table_state_for(table=Table.objects.get(pk=game.table_id), user=user)
+    state = tables.table_state_for(table=Table.objects.get(pk=game.table_id), user=user)
     assert state["view"] is None
     assert broadcast.mover(state) == (PLAYER_SEAT, False)
     with pytest.raises(GameError) as refused:
@@ -233,10 +234,10 @@ def test_bad_practice_requests_are_refused():
 def test_the_hint_is_the_amateurs_move_for_the_player_and_nothing_for_others():
     game, user = practice_game(players=2)
     engine = EngineGame.from_dict(game.state)
-    hint = selectors.practice_hint(table=game.table, user=user)
+    hint = tables.practice_hint(table=game.table, user=user)
     if PLAYER_SEAT in engine.waiting_for:
         assert hint == choose_action(engine, PLAYER_SEAT)
-    assert selectors.practice_hint(table=game.table, user=create_player()) is None
+    assert tables.practice_hint(table=game.table, user=create_player()) is None
 
 
 def test_a_player_on_a_break_from_play_cannot_start_practice():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from games import selectors
 from games.engine import Game as EngineGame
 from games.models import PRACTICE_PLAYER_SEAT, Game, Rating, Table
+from games.selectors import lobby
 from tests.games.conftest import STAKE, create_player
 from tests.games.test_services import play_out, seated_game
 
@@ -28,7 +28,7 @@ def test_the_lobby_offers_quick_play_and_practice_and_counts_players_by_stake(cl
     page = client.get(reverse("lobby")).content.decode()
     assert 'data-testid="quick-play"' in page and 'data-testid="practice"' in page
     assert 'data-testid="stake-counts"' in page
-    assert selectors.players_by_stake() == [{"stake": STAKE, "waiting": 1, "playing": 0}]
+    assert lobby.players_by_stake() == [{"stake": STAKE, "waiting": 1, "playing": 0}]
 
 
 def test_starting_practice_opens_a_marked_table_with_a_hint(client):

@@ -11,10 +11,11 @@ import redis
 from django.conf import settings
 from django.utils import timezone
 
-from games import presence, selectors, services
+from games import presence, services
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
 from games.models import GameEvent, Seat
+from games.selectors import tables
 from tests.games.test_services import bot_move, expire_deadline, seated_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,7 +29,7 @@ def crashed_socket(table_id: int, user_id: int, *, seconds_ago: float) -> None:
 
 
 def connected_flags(game) -> list[bool]:
-    state = selectors.table_state_for(table=game.table, user=None)
+    state = tables.table_state_for(table=game.table, user=None)
     return [player["connected"] for player in state["players"]]
 
 
@@ -156,18 +157,18 @@ def test_his_own_state_alone_counts_the_server_moves_for_him_by_kind_until_he_ac
         kinds[{"attack": "lead"}.get(event.action["type"], event.action["type"])] += 1
     assert kinds["lead"] >= 1
 
-    assert selectors.table_state_for(table=game.table, user=users[sleeper])["server_moves"] == kinds
+    assert tables.table_state_for(table=game.table, user=users[sleeper])["server_moves"] == kinds
     for user in others:  # nobody else sees them: each his own, here none
-        assert selectors.table_state_for(table=game.table, user=user)["server_moves"] == {
+        assert tables.table_state_for(table=game.table, user=user)["server_moves"] == {
             "take": 0,
             "pass": 0,
             "lead": 0,
         }
-    assert selectors.table_state_for(table=game.table, user=None)["server_moves"] is None
+    assert tables.table_state_for(table=game.table, user=None)["server_moves"] is None
 
     # His reconnection leaves them to be told; his own move clears them.
     services.presence_connect(table_id=game.table_id, user=users[sleeper], connection="tab")
-    assert selectors.table_state_for(table=game.table, user=users[sleeper])["server_moves"] == kinds
+    assert tables.table_state_for(table=game.table, user=users[sleeper])["server_moves"] == kinds
     for _move in range(200):
         game.refresh_from_db()
         engine = EngineGame.from_dict(game.state)
@@ -180,5 +181,5 @@ def test_his_own_state_alone_counts_the_server_moves_for_him_by_kind_until_he_ac
         action=choose_action(engine, sleeper),
         expected_version=game.version,
     )
-    state = selectors.table_state_for(table=game.table, user=users[sleeper])
+    state = tables.table_state_for(table=game.table, user=users[sleeper])
     assert state["server_moves"] == {"take": 0, "pass": 0, "lead": 0}

@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 
 from games.engine import Game as EngineGame
 from games.models import Game
-from games.replay import replay_game
+from games.selectors.replay import replay_game
 from tests.games.test_services import play_out, seated_game
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 
-from games import selectors
 from games.models import Rating
 from games.rating import MODEL, display_rating
+from games.selectors import tables
 from tests.games.conftest import STAKE, TableClient, create_player
 from tests.games.test_practice import practice_game, step
 from tests.games.test_services import play_out
@@ -29,7 +29,7 @@ async def test_a_rated_result_carries_nets_rating_changes_and_the_ratings_left_a
 ):
     veteran, rival, newcomer = [await db(create_player)() for _ in range(3)]
     first = await open_table([veteran, rival], 2)
-    game = await db(lambda: selectors.table_current_game(table=first))()
+    game = await db(lambda: tables.table_current_game(table=first))()
     await db(play_out)(game, [veteran, rival])
     before = {
         veteran.pk: await db(shown_rating)(veteran),
@@ -58,7 +58,7 @@ async def test_a_rated_result_carries_nets_rating_changes_and_the_ratings_left_a
         payout["seat"]: payout["rating"] for payout in result["payouts"]
     }
     # A reload reads the same result and ratings back from the database.
-    reloaded = await db(selectors.table_state_for)(table=table, user=newcomer)
+    reloaded = await db(tables.table_state_for)(table=table, user=newcomer)
     assert reloaded["result"] == result
     assert reloaded["players"] == [
         {**player, "connected": reloaded["players"][index]["connected"]}
@@ -74,7 +74,7 @@ def test_a_practice_result_has_no_money_and_no_rating():
     while game.status == game.Status.PLAYING:
         step(game, user)
         game.refresh_from_db()
-    state = selectors.table_state_for(table=game.table, user=user)
+    state = tables.table_state_for(table=game.table, user=user)
     assert state["result"]["stake"] == 0
     for payout in state["result"]["payouts"]:
         assert (payout["amount"], payout["net"]) == (0, 0)

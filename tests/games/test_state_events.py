@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from games import selectors, stats
 from games.engine import Game as EngineGame
 from games.models import Game, GameEvent
-from games.replay import replay_game
+from games.selectors import stats, tables
+from games.selectors.replay import replay_game
 from tests.games.test_services import bot_move, seated_game
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ def test_after_a_reload_the_state_holds_every_earlier_bout_of_the_game():
     game = play_bouts(game, users, 3)
     recorded = list(GameEvent.objects.filter(game=game).order_by("version"))
     for user in [*users, None]:
-        events = selectors.table_state_for(table=game.table, user=user)["events"]
+        events = tables.table_state_for(table=game.table, user=user)["events"]
         assert [event["version"] for event in events] == list(range(1, game.version + 1))
         assert [(event["bout"], event["seat"], event["action"]) for event in events] == [
             (event.bout, event.seat, event.action) for event in recorded
@@ -37,8 +37,8 @@ def test_after_a_reload_the_state_holds_every_earlier_bout_of_the_game():
 def test_the_state_carries_only_the_latest_moves_of_a_long_game(monkeypatch):
     game, users = seated_game(2)
     game = play_bouts(game, users, 2)
-    monkeypatch.setattr(selectors, "STATE_EVENTS", 3)
-    events = selectors.table_state_for(table=game.table, user=users[0])["events"]
+    monkeypatch.setattr(tables, "STATE_EVENTS", 3)
+    events = tables.table_state_for(table=game.table, user=users[0])["events"]
     assert [event["version"] for event in events] == [
         game.version - 2,
         game.version - 1,
@@ -65,8 +65,8 @@ def test_each_move_shown_says_whether_it_led_its_bout_even_when_the_log_starts_m
     assert any(truth.values()) and not all(truth.values())
     first_shown_throw_ins = 0
     for shown in range(1, game.version + 1):
-        monkeypatch.setattr(selectors, "STATE_EVENTS", shown)
-        events = selectors.table_state_for(table=game.table, user=None)["events"]
+        monkeypatch.setattr(tables, "STATE_EVENTS", shown)
+        events = tables.table_state_for(table=game.table, user=None)["events"]
         assert [event["version"] for event in events] == list(
             range(game.version - shown + 1, game.version + 1)
         )

@@ -10,11 +10,12 @@ from django.core.management import call_command
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from games import selectors, services
+from games import services
 from games.engine import DEFAULT_PERCENTAGES, split_bank
 from games.engine import Game as EngineGame
 from games.models import PRACTICE_PLAYER_SEAT, Game, Table
-from games.replay import verify_game
+from games.selectors import lobby, tables
+from games.selectors.replay import verify_game
 from games.services import GameError
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player
 from tests.games.test_services import play_out, seated_game
@@ -127,10 +128,10 @@ def test_the_lobby_lists_the_options_and_the_speed():
     table = services.table_create(
         user=user, stake=STAKE, seats=2, turn_seconds=15, throw_seconds=5, options=PODKIDNOY_24
     )
-    entry = selectors.table_lobby_entry(table_id=table.pk)
+    entry = lobby.table_lobby_entry(table_id=table.pk)
     assert entry["options"] == table.options
     assert entry["speed"] == "fast"
-    assert selectors.table_list_open() == [entry]
+    assert lobby.table_list_open() == [entry]
 
 
 @pytest.mark.parametrize(
@@ -255,7 +256,7 @@ def test_the_lobby_forms_start_from_the_options_chosen_last(client):
 def test_a_practice_player_sees_the_options_in_his_table_state():
     user = create_player(balance=0)
     table = services.practice_start(user=user, players=2, level="novice", options={"deck": 52})
-    state = selectors.table_state_for(table=table, user=user)
+    state = tables.table_state_for(table=table, user=user)
     assert state["table"]["options"]["deck"] == 52
     assert state["view"]["options"]["deck"] == 52
     assert len(state["view"]["hand"]) == 6 and state["you"] == PRACTICE_PLAYER_SEAT

@@ -9,8 +9,9 @@ from datetime import datetime, time, timedelta
 import pytest
 from django.utils import timezone
 
-from games import services, watch
+from games import services
 from games.models import Game, Table
+from games.selectors import watch
 from tests.games.conftest import create_player
 from tests.games.test_services import play_out, seated_game
 

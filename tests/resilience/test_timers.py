@@ -120,7 +120,7 @@ def test_without_beat_deadlines_fire_and_abandoned_tables_close(live_platform):
         ready_at = time.monotonic()
         make_due(game)
         # The new worker may first make up for the moment the old one was gone, which gives the
-        # game a whole turn again (games.clocks): then the deadline is made due once more.
+        # game a whole turn again (games.services.clocks): then the deadline is made due once more.
         platform.wait_for(
             lambda: (
                 Game.objects.get(pk=game.pk).version > game.version

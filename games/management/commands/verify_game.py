@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from games.models import Game
-from games.replay import verify_game
+from games.selectors.replay import verify_game
 
 
 class Command(BaseCommand):

@@ -16,7 +16,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from games.models import Game
-from games.stats import game_replay
+from games.selectors.stats import game_replay
 
 WATCH_LIMIT = 12
 # The ratings each seat had when the game started (Game.ratings: {"seat": rating}).

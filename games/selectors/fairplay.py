@@ -30,7 +30,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from games.models import Game, StakeBlock
-from games.reports import period_bounds
+from games.selectors.reports import period_bounds
 from wallet.models import Account, Entry, LedgerTransaction
 
 PAIR_MIN_GAMES = 5

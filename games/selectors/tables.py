@@ -1,4 +1,5 @@
-"""Reads for the lobby, the table socket and pages.
+"""Reads of a table for its socket and its pages: the snapshot its states are made of, the state
+each viewer may see, a finished game's result, who may see the table, the practice hint.
 
 ``table_state_for`` is the one place that decides what a user may see of a table: his own seat's
 engine view (or a spectator's), never another seat's cards, never the talon order, never the seed
@@ -8,17 +9,15 @@ before the game is over.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from durak_site.rows import ModelRows, prepared_cursor
-from games import presence
+from games import persistence, presence
 from games.engine import Game as EngineGame
 from games.engine.autoplay import final_places
 from games.engine.bots import AMATEUR, decide
@@ -28,98 +27,15 @@ from games.models import (
     BankDistribution,
     Game,
     GameEvent,
-    RatingChange,
     Seat,
     Table,
 )
 from games.rating import MODEL, display_rating
 
-LOBBY_GROUP = "games.lobby"
 # The table state carries at most this many of the latest moves, to keep its frame small.
 STATE_EVENTS = 200
 # The kinds of the server's moves a player's own state counts: take, pass, lead.
 SERVER_MOVES = tuple(SERVER_MOVE_KINDS.values())
-
-
-# --- lobby ---------------------------------------------------------------------------------
-
-
-def _lobby_tables():
-    return (
-        Table.objects.filter(status=Table.Status.OPEN, private=False)
-        .annotate(taken=Count("seat_set", filter=Q(seat_set__left_at__isnull=True)))
-        .prefetch_related(
-            Prefetch(
-                "seat_set",
-                queryset=Seat.objects.filter(left_at__isnull=True)
-                .select_related("user")
-                .order_by("position"),
-                to_attr="active_seats",
-            )
-        )
-    )
-
-
-def _lobby_entry(table: Table) -> dict[str, Any]:
-    return {
-        "id": table.pk,
-        "stake": table.stake,
-        "seats": table.seat_count,
-        "taken": table.taken,
-        "players": [seat.user.username for seat in table.active_seats],
-        "turn_seconds": table.turn_seconds,
-        "throw_seconds": table.throw_seconds,
-        "speed": table.speed,
-        "options": table.options,
-        "private": table.private,
-        "status": table.status,
-    }
-
-
-def table_list_open() -> list[dict[str, Any]]:
-    """Open public tables, newest first, as the lobby socket sends them."""
-    return [_lobby_entry(table) for table in _lobby_tables().order_by("-created_at")]
-
-
-def players_by_stake() -> list[dict[str, int]]:
-    """Per stake, lowest first: players seated at open public tables (waiting for a game) and
-    at tables where a game with that stake is being played."""
-    rows = (
-        Seat.objects.filter(
-            left_at__isnull=True,
-            table__practice=False,
-            table__status__in=[Table.Status.OPEN, Table.Status.PLAYING],
-        )
-        .exclude(table__status=Table.Status.OPEN, table__private=True)
-        .values("table__stake")
-        .annotate(
-            waiting=Count("id", filter=Q(table__status=Table.Status.OPEN)),
-            playing=Count("id", filter=Q(table__status=Table.Status.PLAYING)),
-        )
-        .order_by("table__stake")
-    )
-    return [
-        {"stake": row["table__stake"], "waiting": row["waiting"], "playing": row["playing"]}
-        for row in rows
-    ]
-
-
-def table_lobby_entry(*, table_id: int) -> dict[str, Any] | None:
-    """One lobby entry, or None when the table is not (or no longer) an open public table."""
-    table = _lobby_tables().filter(pk=table_id).first()
-    return None if table is None else _lobby_entry(table)
-
-
-def last_options(*, user) -> Table:
-    """The table options the user chose last: those of the latest table he opened (a practice
-    table too), or the defaults, on a table with only its options loaded."""
-    latest = (
-        Table.objects.filter(created_by=user)
-        .order_by("-created_at")
-        .only("transfer", "deck", "throw_in", "limit")
-        .first()
-    )
-    return latest or Table()
 
 
 # --- the table state -----------------------------------------------------------------------
@@ -186,41 +102,13 @@ class TableSnapshot:
         ]
 
 
-@cache
-def _seats_query() -> tuple[ModelRows[Seat], ModelRows, str]:
-    seats, users = ModelRows(Seat), ModelRows(get_user_model(), ["id", "username"])
-    sql = (
-        f"SELECT {seats.columns('s')}, {users.columns('u')}"
-        f" FROM {Seat._meta.db_table} s JOIN {get_user_model()._meta.db_table} u"
-        " ON u.id = s.user_id WHERE s.table_id = %s AND s.left_at IS NULL ORDER BY s.position"
-    )
-    return seats, users, sql
-
-
-def table_seats(table_id: int) -> list[Seat]:
-    """The table's active seats by position, each with its user's id and nickname loaded.
-
-    Read on every move: one statement written once, not compiled by the ORM on each call.
-    """
-    seats, users, sql = _seats_query()
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, [table_id])
-        rows = cursor.fetchall()
-    found = []
-    for row in rows:
-        seat, rest = seats.split(row)
-        seat.user = users.build(rest)
-        found.append(seat)
-    return found
-
-
 def table_snapshot(*, table: Table, game: Game | None = None) -> TableSnapshot:
     """Read the table's current game, seats and players (`game` when the caller has it)."""
     return _snapshot(table, game if game is not None else table_current_game(table=table))
 
 
 def _snapshot(table: Table, game: Game | None) -> TableSnapshot:
-    active = {seat.position: seat for seat in table_seats(table.pk)}
+    active = {seat.position: seat for seat in persistence.table_seats(table.pk)}
     nicknames = {seat.user_id: seat.user.username for seat in active.values()}
     if game is None:
         return TableSnapshot(table, None, None, active, nicknames)
@@ -237,42 +125,12 @@ def _snapshot(table: Table, game: Game | None) -> TableSnapshot:
     return TableSnapshot(table, game, EngineGame.from_dict(game.state), active, nicknames, result)
 
 
-@cache
-def _table_and_game_columns() -> tuple[ModelRows[Table], ModelRows[Game], str]:
-    tables, games = ModelRows(Table), ModelRows(Game)
-    return tables, games, f"SELECT {tables.columns('t')}, {games.columns('g')}"
-
-
-def table_and_game_select() -> str:
-    """The select list of a statement that reads a table (as ``t``) with a game (as ``g``),
-    whose rows `table_and_game` builds."""
-    return _table_and_game_columns()[2]
-
-
-def table_and_game(row: Sequence[Any]) -> tuple[Table, Game | None]:
-    """The table and the game of a row read with `table_and_game_select` (None for no game)."""
-    tables, games, _ = _table_and_game_columns()
-    table, rest = tables.split(row)
-    return table, None if rest[0] is None else games.build(rest)
-
-
-@cache
-def _table_snapshot_query() -> str:
-    return (
-        f"{table_and_game_select()} FROM {Table._meta.db_table} t"
-        f" LEFT JOIN LATERAL (SELECT * FROM {Game._meta.db_table} WHERE table_id = t.id"
-        " ORDER BY number DESC LIMIT 1) g ON true WHERE t.id = %s"
-    )
-
-
 def table_snapshot_read(table_id: int) -> TableSnapshot | None:
     """`table_snapshot` of the table with this id, None if there is none: the table and its
     current game in one statement written once, as every change announced to a table reads
     them."""
-    with prepared_cursor() as cursor:
-        cursor.execute(_table_snapshot_query(), [table_id])
-        row = cursor.fetchone()
-    return None if row is None else _snapshot(*table_and_game(row))
+    found = persistence.table_and_current_game(table_id)
+    return None if found is None else _snapshot(*found)
 
 
 def table_state_for(*, table: Table, user) -> dict[str, Any]:
@@ -281,6 +139,11 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
     events = game_public_events(game=snapshot.game) if snapshot.game is not None else []
     connected, _spectators = table_audience(snapshot)
     return table_state(snapshot, getattr(user, "pk", None), connected, events)
+
+
+def table_state_read(*, table_id: int, user) -> dict[str, Any]:
+    """`table_state_for` the table with this id."""
+    return table_state_for(table=Table.objects.get(pk=table_id), user=user)
 
 
 def table_audience(snapshot: TableSnapshot) -> tuple[set[int], bool]:
@@ -434,13 +297,10 @@ def game_result(*, game: Game) -> dict[str, Any]:
     """Places, bank, commission, each seat's share and net, and each rated player's shown
     rating after the game and its change: one statement written once, as every state of a
     finished game reads it."""
-    share_rows, sql = _game_result_query()
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, [game.pk])
-        rows = cursor.fetchall()
     shares, nicknames, ratings = [], {}, {}
-    for row in rows:
-        share, (nickname, mu, sigma, mu_before, sigma_before) = share_rows.split(row)
+    for share, nickname, mu, sigma, mu_before, sigma_before in persistence.game_result_rows(
+        game.pk
+    ):
         shares.append(share)
         nicknames[share.user_id] = nickname
         if mu is not None:
@@ -449,21 +309,6 @@ def game_result(*, game: Game) -> dict[str, Any]:
             before = (MODEL.mu, MODEL.sigma) if mu_before is None else (mu_before, sigma_before)
             ratings[share.user_id] = (display_rating(*before), display_rating(mu, sigma))
     return result_of(game, nicknames, shares, ratings)
-
-
-@cache
-def _game_result_query() -> tuple[ModelRows[BankDistribution], str]:
-    shares, changes = ModelRows(BankDistribution), RatingChange._meta.db_table
-    sql = (
-        f"SELECT {shares.columns('s')}, u.username, c.mu, c.sigma, p.mu, p.sigma"
-        f" FROM {BankDistribution._meta.db_table} s"
-        f" JOIN {get_user_model()._meta.db_table} u ON u.id = s.user_id"
-        f" LEFT JOIN {changes} c ON c.game_id = s.game_id AND c.user_id = s.user_id"
-        f" LEFT JOIN LATERAL (SELECT mu, sigma FROM {changes} WHERE user_id = s.user_id"
-        " AND id < c.id ORDER BY id DESC LIMIT 1) p ON true"
-        " WHERE s.game_id = %s ORDER BY s.place, s.seat"
-    )
-    return shares, sql
 
 
 def result_of(

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import (
     DateTimeField,
     DurationField,
@@ -48,7 +48,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from durak_site import heartbeats, probes
-from games import effects
+from games import effects, persistence
 from games.models import ClockStop, Game, Seat, Table
 
 # A note in Redis that nobody has renewed for this long is dropped.
@@ -69,7 +69,7 @@ def _web_down(last_beat: float | None, now: float) -> bool:
 def served_until() -> datetime | None:
     """The latest deadline that may fire now: one that passed while the web was alive (up to a
     beat after its last one). None while no web process is alive, or an outage noted in Redis
-    waits to be made up for (one noted in PostgreSQL keeps ``deadlines.due`` empty)."""
+    waits to be made up for (one noted in PostgreSQL keeps ``sweep.deadlines_due`` empty)."""
     with heartbeats.redis_client().pipeline(transaction=False) as pipe:
         pipe.zrevrange(heartbeats.key(heartbeats.WEB), 0, 0, withscores=True)
         pipe.exists(outage_key())
@@ -149,7 +149,7 @@ def note_stop(began: float, seen: float, *, database: bool = True, redis: bool =
     `redis` is known to be down. Whether the note was taken."""
     if database:
         try:
-            probes.within(PROBE_SECONDS, lambda: _note_in_database(began, seen))
+            probes.within(PROBE_SECONDS, lambda: persistence.clock_stop_note(began, seen))
             return True
         except Exception:
             logger.warning("an outage could not be noted in PostgreSQL", exc_info=True)
@@ -160,17 +160,6 @@ def note_stop(began: float, seen: float, *, database: bool = True, redis: bool =
         except RedisError:
             logger.warning("an outage could not be noted in Redis", exc_info=True)
     return False
-
-
-def _note_in_database(began: float, seen: float) -> None:
-    table = ClockStop._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (id, began, seen) VALUES (%s, %s, %s) "  # noqa: S608 - our name
-            f"ON CONFLICT (id) DO UPDATE SET began = LEAST({table}.began, EXCLUDED.began), "
-            f"seen = GREATEST({table}.seen, EXCLUDED.seen)",
-            [ClockStop.ROW, began, seen],
-        )
 
 
 def _note_in_redis(began: float, seen: float) -> None:

@@ -6,7 +6,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Func, IntegerField, Q, Sum
 from django.db.models.functions import Coalesce
 
-from games import selectors
 from games.engine import DEFAULT_PERCENTAGES
 from games.models import (
     MAX_PLAYERS,
@@ -18,8 +17,8 @@ from games.models import (
     Table,
 )
 from games.rating import display_rating
-from games.replay import replay_game
-from games.selectors import mark_leads
+from games.selectors.replay import replay_game
+from games.selectors.tables import games_visible_to, mark_leads
 
 HISTORY_LIMIT = 50
 LEADERBOARD_LIMIT = 100
@@ -79,11 +78,11 @@ def sees_money(*, owner_id: int, viewer) -> bool:
 
 
 def _shares_seen(*, user, viewer, practice: bool = False):
-    """The user's bank shares in the games `viewer` may see (selectors.games_visible_to)."""
+    """The user's bank shares in the games `viewer` may see (games_visible_to)."""
     return (
         _shares(practice=practice)
         .filter(user=user)
-        .filter(selectors.games_visible_to(user=viewer, table_field="game__table"))
+        .filter(games_visible_to(user=viewer, table_field="game__table"))
     )
 
 
