@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
-from durak_site.rows import ModelRows, prepared_cursor
+from durak_site.backends.plain_sql import ModelRows, prepared_cursor
 from games import presence
 from games.engine import Game as EngineGame
 from games.engine.autoplay import final_places

@@ -21,7 +21,7 @@ from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.audit.services import record_staff_action
-from durak_site.rows import ModelRows, prepared_cursor
+from durak_site.backends.plain_sql import ModelRows, prepared_cursor
 from wallet import metrics
 from wallet.models import NEVER_NEGATIVE, Account, Entry, LedgerTransaction
 

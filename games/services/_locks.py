@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from durak_site.rows import prepared_cursor
+from durak_site.backends.plain_sql import prepared_cursor
 from games import selectors
 from games.errors import GameError
 from games.models import Game, Seat, Table

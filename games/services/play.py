@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from durak_site.rows import ModelRows, prepared_cursor
+from durak_site.backends.plain_sql import ModelRows, prepared_cursor
 from games import effects, presence, selectors
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction, bank_shares
 from games.engine import Game as EngineGame

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Min
 from django.utils import timezone
 
-from durak_site.rows import prepared_cursor
+from durak_site.backends.plain_sql import prepared_cursor
 from games.models import BankDistribution, Game, Rating, RatingChange
 from games.rating import MODEL, display_rating, rated_outcome
 

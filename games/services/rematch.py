@@ -7,8 +7,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from durak_site.clients import Client
-from durak_site.rows import prepared_cursor
+from durak_site.backends.plain_sql import prepared_cursor
+from durak_site.web.client_source import Client
 from games import effects
 from games.errors import GameError
 from games.models import Game, Seat, Table

@@ -28,7 +28,7 @@ import psutil
 import pytest
 from django.db import connection
 
-from durak_site import embedded
+from durak_site.ops import embedded
 from tests.servers import (
     BASE_DIR,
     CeleryProcess,
@@ -62,7 +62,7 @@ class Platform:
         since = len(self.log())
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "durak_site.launcher", "run"],
+                [sys.executable, "-m", "durak_site.ops.launcher", "run"],
                 cwd=BASE_DIR,
                 env=self.env,
                 stdout=log,
