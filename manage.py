@@ -9,7 +9,7 @@ def main() -> None:
     from django.core.management import execute_from_command_line
 
     django.setup()
-    from durak_site.readiness import refuse_if_not_ready
+    from durak_site.ops.readiness import refuse_if_not_ready
 
     refuse_if_not_ready(sys.argv)
     execute_from_command_line(sys.argv)

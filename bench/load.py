@@ -67,7 +67,7 @@ from websockets.asyncio.client import connect  # noqa: E402
 from websockets.asyncio.server import serve  # noqa: E402
 
 from bench.engine import playouts_per_second  # noqa: E402
-from durak_site import embedded  # noqa: E402
+from durak_site.ops import embedded  # noqa: E402
 from games import consumers, services  # noqa: E402
 from games.engine.bots import choose_action  # noqa: E402
 from games.models import Table  # noqa: E402

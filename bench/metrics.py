@@ -24,7 +24,7 @@ def measure(moves: int) -> None:
     import django
 
     django.setup()
-    from durak_site.metrics import OPEN_SOCKETS, PROCESS_OPEN_SOCKETS
+    from durak_site.ops.metrics import OPEN_SOCKETS, PROCESS_OPEN_SOCKETS
     from games.metrics import MOVE_SECONDS, MOVES
 
     def move() -> None:

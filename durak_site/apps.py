@@ -7,7 +7,7 @@ class DurakSiteConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects the signals that close sockets when their session ends.
-        from durak_site import sockets  # noqa: F401
-        from durak_site.logging import log_uncaught_exceptions
+        from durak_site.ops.json_logs import log_uncaught_exceptions
+        from durak_site.sockets import session_closes  # noqa: F401
 
         log_uncaught_exceptions()

@@ -9,26 +9,27 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from durak_site import accepts, backlog, errors, heartbeats, monitoring, outages  # noqa: E402
-from durak_site.db import AuthMiddlewareStack  # noqa: E402
-from durak_site.opens import OpenLimits  # noqa: E402
-from durak_site.origins import SiteOriginValidator  # noqa: E402
+from durak_site.ops import error_reports, heartbeats, monitoring  # noqa: E402
 from durak_site.routing import websocket_urlpatterns  # noqa: E402
+from durak_site.sockets import accept_balancing, flow_control, outage_closes  # noqa: E402
+from durak_site.sockets.db_threads import AuthMiddlewareStack  # noqa: E402
+from durak_site.sockets.open_limits import OpenLimits  # noqa: E402
+from durak_site.sockets.origin_check import SiteOriginValidator  # noqa: E402
 
 # Allocations between young collections, young collections between middle ones, middle ones
 # between full ones (Python's defaults: 700, 10, 10).
 COLLECTOR_THRESHOLDS = (5_000, 10, 10)
 
-accepts.install_in_web_process()
-backlog.install()
+accept_balancing.install_in_web_process()
+flow_control.install()
 heartbeats.beat_from_reactor()
 monitoring.leave_live_gauges_at_shutdown()
-outages.close_sockets_on_shutdown()
+outage_closes.close_sockets_on_shutdown()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": errors.around_sockets(
-            outages.OutageMiddleware(
+        "websocket": error_reports.around_sockets(
+            outage_closes.OutageMiddleware(
                 SiteOriginValidator(
                     OpenLimits(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
                 )

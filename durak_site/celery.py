@@ -8,8 +8,8 @@ from celery.apps import worker as celery_worker
 from kombu import Connection
 from kombu.transport import redis
 
-from durak_site import heartbeats
-from durak_site import logging as site_logging
+from durak_site.ops import heartbeats
+from durak_site.ops import json_logs as site_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 
@@ -103,7 +103,7 @@ def forget_parent_database_pools() -> None:
 os.register_at_fork(after_in_child=forget_parent_database_pools)
 
 
-# This process's heartbeat (durak_site.heartbeats), while it runs as a worker or as beat.
+# This process's heartbeat (durak_site.ops.heartbeats), while it runs as a worker or as beat.
 _beating: list[heartbeats.Beating] = []
 
 

@@ -1,7 +1,7 @@
 """Settings, all read from environment variables.
 
 Without DEBUG the defaults are the production-safe ones (HTTPS-only cookies, HSTS, a required
-SECRET_KEY). Without DATABASE_URL / REDIS_URL the embedded servers from ``durak_site.embedded``
+SECRET_KEY). Without DATABASE_URL / REDIS_URL the embedded servers from ``durak_site.ops.embedded``
 are used.
 """
 
@@ -18,7 +18,7 @@ from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from durak_site import backups, embedded, errors, monitoring
+from durak_site.ops import backups, embedded, error_reports, monitoring
 from durak_site.push import vapid
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -58,7 +58,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
     "daphne",
-    "durak_site.admin_site.StaffAdminConfig",
+    "durak_site.staff.admin_site.StaffAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -80,13 +80,13 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "durak_site.logging.AccessLogMiddleware",
+    "durak_site.ops.json_logs.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "durak_site.security.ContentSecurityPolicyMiddleware",
-    "durak_site.security.RejectNulMiddleware",
+    "durak_site.web.security.ContentSecurityPolicyMiddleware",
+    "durak_site.web.security.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "durak_site.clients.BrowserIdMiddleware",
+    "durak_site.web.client_source.BrowserIdMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -141,7 +141,8 @@ if env_bool("DB_PGBOUNCER"):
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
     DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
 # The statements of every move run on a cursor whose statements psycopg prepares once they have
-# run this often on a connection (durak_site.rows.prepared_cursor); Django's own are never.
+# run this often on a connection (durak_site.backends.plain_sql.prepared_cursor); Django's own
+# are never.
 DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 # Threads per web process that run database work for the sockets.
 DB_THREADS = int(os.environ.get("DB_THREADS", "4"))
@@ -167,7 +168,7 @@ CACHES = {
 
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "durak_site.channel_layer.RedisChannelLayer",
+        "BACKEND": "durak_site.sockets.channel_layer.RedisChannelLayer",
         "CONFIG": {
             # The layer blocks up to 5 s waiting for messages; redis-py's own 5 s read timeout
             # would cut every quiet socket, so reads on these connections never time out.
@@ -411,7 +412,7 @@ GAME_ANALYSIS_SECONDS = float(os.environ.get("GAME_ANALYSIS_SECONDS", "1.0"))
 # (the wallet knows no game, so it finds them here).
 LEDGER_AUDITS = ["games.selectors.ledger_audit.ledger_report"]
 
-# --- Metrics (durak_site.metrics, docs/monitoring.md) -----------------------------------------
+# --- Metrics (durak_site.ops.metrics, docs/monitoring.md) -----------------------------------------
 # Prometheus scrapes every process's metrics from a port of its own, on loopback unless told.
 METRICS_HOST = os.environ.get("METRICS_HOST", monitoring.DEFAULT_METRICS_HOST)
 METRICS_PORT = int(os.environ.get("METRICS_PORT", monitoring.DEFAULT_METRICS_PORT))
@@ -468,7 +469,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-DEFAULT_EXCEPTION_REPORTER_FILTER = "durak_site.security.SettingsFilter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "durak_site.web.security.SettingsFilter"
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
 # Messages a second one socket may send (bursts of twice as many); all of a user's sockets
@@ -486,18 +487,18 @@ SOCKET_BACKLOG_BYTES = int(os.environ.get("SOCKET_BACKLOG_BYTES", str(1 << 20)))
 SOCKET_SEND_BUFFER_BYTES = int(os.environ.get("SOCKET_SEND_BUFFER_BYTES", "0"))
 # The kernel's receive buffer of each WebSocket connection; 0 leaves it to the kernel's tuning.
 SOCKET_RECEIVE_BUFFER_BYTES = int(os.environ.get("SOCKET_RECEIVE_BUFFER_BYTES", "0"))
-# Sockets one web process opens at a time (durak_site.handshakes): about as many as its database
-# threads serve without making each other wait.
+# Sockets one web process opens at a time (durak_site.sockets.handshake_pacing): about as many
+# as its database threads serve without making each other wait.
 SOCKET_OPENS_AT_ONCE = int(os.environ.get("SOCKET_OPENS_AT_ONCE", str(2 * DB_THREADS)))
 
 # --- Logging -------------------------------------------------------------------------------
 
-# JSON lines from every role (durak_site.logging); the web servers' plain access lines are off
+# JSON lines from every role (durak_site.ops.json_logs); the web servers' plain access lines are off
 # (the launcher runs Daphne quietly) and AccessLogMiddleware writes one JSON line per request.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "durak_site.logging.JsonFormatter"}},
+    "formatters": {"json": {"()": "durak_site.ops.json_logs.JsonFormatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
@@ -508,9 +509,10 @@ LOGGING = {
     },
 }
 
-# Error reports (durak_site.errors): to Sentry when SENTRY_DSN is set, with nothing personal.
+# Error reports (durak_site.ops.error_reports): to Sentry when SENTRY_DSN is set, with nothing
+# personal.
 SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
-errors.init_error_reports(
+error_reports.init_error_reports(
     SENTRY_DSN,
     environment=os.environ.get("SENTRY_ENVIRONMENT", "development" if DEBUG else "production"),
     release=os.environ.get("SENTRY_RELEASE"),

@@ -1,7 +1,7 @@
 from celery import shared_task
 
-from durak_site import backups
 from durak_site.accounts import identity
+from durak_site.ops import backups
 
 
 @shared_task

@@ -3,9 +3,10 @@ from django.contrib import admin
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 
-from durak_site import app_shell, health, views
 from durak_site.accounts import views as account_views
+from durak_site.ops import health
 from durak_site.push import views as push_views
+from durak_site.web import app_shell, views
 
 admin.site.site_header = _("Durak: staff")
 admin.site.site_title = _("Durak: staff")

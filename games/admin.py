@@ -18,8 +18,8 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from durak_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
-from durak_site.exports import SpreadsheetExportMixin
+from durak_site.staff.exports import SpreadsheetExportMixin
+from durak_site.staff.readonly_admin import ReadOnlyAdmin, ReadOnlyInline
 from games import admin_reports, services
 from games.forms import ChatBanForm
 from games.models import (

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from durak_site.exports import (
+from durak_site.staff.exports import (
     EXPORT_FORMATS,
     SpreadsheetFormat,
     export_filename,

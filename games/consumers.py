@@ -25,11 +25,13 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from durak_site import handshakes, metrics, opens, ratelimit, sockets
-from durak_site import logging as site_logging
-from durak_site.clients import address_of_scope, client_of_scope
-from durak_site.db import database_sync_to_async
-from durak_site.outages import BACKEND_ERRORS
+from durak_site.backends import rate_limits
+from durak_site.ops import json_logs as site_logging
+from durak_site.ops import metrics
+from durak_site.sockets import handshake_pacing, open_limits, session_closes
+from durak_site.sockets.db_threads import database_sync_to_async
+from durak_site.sockets.outage_closes import BACKEND_ERRORS
+from durak_site.web.client_source import address_of_scope, client_of_scope
 from games import broadcast, presence, services
 from games.errors import ERROR_MESSAGES, PROTOCOL_ERRORS, GameError
 from games.metrics import MOVE_SECONDS, MOVES
@@ -53,9 +55,10 @@ ADDRESS_RATE_BURST = 2 * ADDRESS_RATE_PER_SECOND
 # only refused: closed, it would come back, and opening costs far more than a refusal.
 FLOOD_STRIKES = 20
 # Opening a socket costs the server far more than a message: opens are rate-limited per client
-# address and per session before the login is read (durak_site.opens), and per user after it.
-OPENS_PER_SECOND_USER = opens.OPENS_PER_SECOND_SESSION
-OPENS_BURST_USER = opens.OPENS_BURST_SESSION
+# address and per session before the login is read (durak_site.sockets.open_limits), and per
+# user after it.
+OPENS_PER_SECOND_USER = open_limits.OPENS_PER_SECOND_SESSION
+OPENS_BURST_USER = open_limits.OPENS_BURST_SESSION
 # How long a socket trusts its last session check; logouts, new passwords and deactivations
 # close sockets at once through the channel layer, this bounds every other session end.
 SESSION_RECHECK_SECONDS = 2.0
@@ -66,7 +69,7 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4408
 CLOSE_TOO_MANY_SOCKETS = 4429
-CLOSE_OPENED_TOO_OFTEN = opens.CLOSE_OPENED_TOO_OFTEN
+CLOSE_OPENED_TOO_OFTEN = open_limits.CLOSE_OPENED_TOO_OFTEN
 # The fields each client message must have besides "type", with their JSON types.
 TABLE_MESSAGES: dict[str, dict[str, type]] = {
     "act": {"action": dict, "version": int},
@@ -147,7 +150,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         await self.accept()
         self.counted = True
         _count_socket(self.kind, 1)
-        async with handshakes.opening_slots():
+        async with handshake_pacing.opening_slots():
             await self.start()
 
     async def start(self) -> None:
@@ -155,8 +158,8 @@ class JsonSocket(AsyncWebsocketConsumer):
             await self.refuse(CLOSE_UNAUTHENTICATED)
             return
         self.message_buckets = (
-            ratelimit.Bucket(self.user.pk, USER_RATE_PER_SECOND, USER_RATE_BURST),
-            ratelimit.Bucket(
+            rate_limits.Bucket(self.user.pk, USER_RATE_PER_SECOND, USER_RATE_BURST),
+            rate_limits.Bucket(
                 f"address:{address_of_scope(self.scope) or 'unknown'}",
                 ADDRESS_RATE_PER_SECOND,
                 ADDRESS_RATE_BURST,
@@ -174,9 +177,13 @@ class JsonSocket(AsyncWebsocketConsumer):
         site_logging.bind(user=self.user.pk)
         self.session_checked_at = time.monotonic()
         self.heartbeat = asyncio.create_task(self.keep_alive())
-        await self.channel_layer.group_add(sockets.user_group(self.user.pk), self.channel_name)
+        await self.channel_layer.group_add(
+            session_closes.user_group(self.user.pk), self.channel_name
+        )
         session_key = self.scope["session"].session_key
-        await self.channel_layer.group_add(sockets.session_group(session_key), self.channel_name)
+        await self.channel_layer.group_add(
+            session_closes.session_group(session_key), self.channel_name
+        )
         await self.open()
 
     async def open(self) -> None:
@@ -189,10 +196,10 @@ class JsonSocket(AsyncWebsocketConsumer):
                 self.user.pk, self.channel_name
             )
             await self.channel_layer.group_discard(
-                sockets.user_group(self.user.pk), self.channel_name
+                session_closes.user_group(self.user.pk), self.channel_name
             )
             await self.channel_layer.group_discard(
-                sockets.session_group(self.scope["session"].session_key), self.channel_name
+                session_closes.session_group(self.scope["session"].session_key), self.channel_name
             )
 
     async def keep_alive(self) -> None:
@@ -226,7 +233,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         checked_at = time.monotonic()
         if not now and not self.session_check_due(checked_at):
             return True
-        if not await database_sync_to_async(sockets.session_is_valid)(
+        if not await database_sync_to_async(session_closes.session_is_valid)(
             self.scope["session"].session_key, self.user.pk
         ):
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -263,7 +270,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         if not self.take_token():
             await self.refuse_message(over_own_limit=True)
             return
-        if not await ratelimit.take_all_async(*self.message_buckets):
+        if not await rate_limits.take_all_async(*self.message_buckets):
             await self.refuse_message(over_own_limit=False)
             return
         if self.tokens >= RATE_BURST - 1:  # the client paused long enough to refill its bucket
@@ -474,7 +481,7 @@ class TableConsumer(JsonSocket):
         )
         if mutes is not None:  # every socket of the user, here and at his other tables
             await self.channel_layer.group_send(
-                sockets.user_group(self.user.pk), {**mutes, "type": "chat.mutes"}
+                session_closes.user_group(self.user.pk), {**mutes, "type": "chat.mutes"}
             )
 
     async def on_chat_report(self, message: dict) -> None:
@@ -636,7 +643,7 @@ class SessionEnded(Exception):
 def _session_checked(
     due: bool, session_key: str | None, user_id: int, work, args: tuple, kwargs: dict
 ) -> Any:
-    if due and not sockets.session_is_valid(session_key, user_id):
+    if due and not session_closes.session_is_valid(session_key, user_id):
         raise SessionEnded
     return work(*args, **kwargs)
 
@@ -699,7 +706,7 @@ def _nesting(raw: bytes) -> int:
 
 
 async def _take(subject: int | str, rate: float, burst: float) -> bool:
-    return await ratelimit.take_async(subject, rate=rate, burst=burst)
+    return await rate_limits.take_async(subject, rate=rate, burst=burst)
 
 
 def _has_type(value: object, wanted: type) -> bool:

@@ -17,7 +17,7 @@ version whose deadline has passed.
 While players cannot act (no web process alive, Redis or PostgreSQL down or stalled) the loop fires
 nothing (``games.services.clocks``), and once they can the deadlines are pushed back by the length
 of the outage. The errors the loop meets from Redis or PostgreSQL are noted as outages too. The
-loop beats as the ``deadline-loop`` role (``durak_site.heartbeats``) while it runs.
+loop beats as the ``deadline-loop`` role (``durak_site.ops.heartbeats``) while it runs.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from django.db import DatabaseError, close_old_connections
 from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 
-from durak_site import heartbeats
+from durak_site.ops import heartbeats
 from games import presence, services
 from games.services import clocks
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import transaction
 
-from durak_site.batched_tasks import BatchedTask
+from durak_site.backends.batched_tasks import BatchedTask
 from durak_site.celery import app as celery_app
 from durak_site.push import services as push
 from games import broadcast
@@ -24,7 +24,8 @@ from games.selectors import lobby, tables
 BOT_MOVE_TASK = "games.tasks.bot_move"
 NOTICE_TASK = "games.tasks.notify_players"
 ANALYSIS_TASK = "games.tasks.analyse_game"
-# Pushes leave a move's thread without a round trip to the broker (durak_site.batched_tasks).
+# Pushes leave a move's thread without a round trip to the broker
+# (durak_site.backends.batched_tasks).
 _notices = BatchedTask(NOTICE_TASK)
 
 

@@ -1,5 +1,5 @@
 """The games' metrics: moves, deadlines and the sweeper as they happen, and at each scrape the
-games being played, the tables and their players (``durak_site.metrics`` serves them)."""
+games being played, the tables and their players (``durak_site.ops.metrics`` serves them)."""
 
 from __future__ import annotations
 

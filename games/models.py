@@ -228,7 +228,7 @@ class Seat(models.Model):
     away = models.BooleanField(_("away"), default=False)
     # Since when none of his sockets is open at the table (None while one is).
     disconnected_at = models.DateTimeField(_("disconnected at"), null=True, blank=True)
-    # Where the player sat down from (durak_site.clients), for the fair-play checks.
+    # Where the player sat down from (durak_site.web.client_source), for the fair-play checks.
     client_address = models.GenericIPAddressField(_("client address"), null=True, blank=True)
     browser_id = models.CharField(_("browser id"), max_length=32, blank=True)
     user_agent_hash = models.CharField(_("user agent hash"), max_length=16, blank=True)

@@ -1,6 +1,7 @@
 """The games' raw SQL: the statements on the hot path of every move and every state, written
-once over the models' columns (``durak_site.rows``), where the ORM would compile them anew on
-each call. The services decide and the selectors shape what is shown; these only read and store.
+once over the models' columns (``durak_site.backends.plain_sql``), where the ORM would compile
+them anew on each call. The services decide and the selectors shape what is shown; these only
+read and store.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from durak_site.rows import ModelRows, prepared_cursor
+from durak_site.backends.plain_sql import ModelRows, prepared_cursor
 from games.models import (
     BankDistribution,
     ClockStop,

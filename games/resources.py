@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 from import_export import resources
 
-from durak_site.exports import number_column, percent_column, text_column, time_column
+from durak_site.staff.exports import number_column, percent_column, text_column, time_column
 from games.models import BankDistribution, Game
 from wallet.exports import money_column
 from wallet.money import major_units

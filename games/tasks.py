@@ -6,7 +6,7 @@ import threading
 
 from celery import shared_task, signals
 
-from durak_site import logging as site_logging
+from durak_site.ops import json_logs as site_logging
 from games import broadcast, deadlines, services
 from games.services import clocks, notices
 

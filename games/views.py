@@ -17,9 +17,9 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from durak_site import ratelimit
 from durak_site.accounts.services import table_settings_of
-from durak_site.clients import Client, client_of
+from durak_site.backends import rate_limits
+from durak_site.web.client_source import Client, client_of
 from games import services
 from games.forms import PracticeForm, QuickPlayForm, TableCreateForm
 from games.models import (
@@ -87,7 +87,9 @@ def refused(request: HttpRequest, error: GameError) -> None:
 
 def _may_open_table(request: HttpRequest) -> bool:
     """Opening tables (by hand, by quick play or for practice) is limited per player."""
-    if ratelimit.take(f"tables:user:{request.user.pk}", rate=TABLES_PER_SECOND, burst=TABLES_BURST):
+    if rate_limits.take(
+        f"tables:user:{request.user.pk}", rate=TABLES_PER_SECOND, burst=TABLES_BURST
+    ):
         return True
     messages.error(request, _("You open tables too often; please wait a few minutes."))
     return False

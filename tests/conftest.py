@@ -6,7 +6,8 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 
-from durak_site import embedded, ratelimit
+from durak_site.backends import rate_limits
+from durak_site.ops import embedded
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -28,5 +29,5 @@ def _fresh_cache():
     prefix = settings.CACHES["default"]["KEY_PREFIX"]
     for key in client.scan_iter(match=f"{prefix}:*", count=1000):
         client.delete(key)
-    ratelimit.forget_empty()
+    rate_limits.forget_empty()
     yield

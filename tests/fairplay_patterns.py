@@ -8,7 +8,7 @@ from unittest import mock
 
 from django.db import transaction
 
-from durak_site.clients import Client
+from durak_site.web.client_source import Client
 from games import services
 from games.engine import Game as EngineGame
 from games.models import Game

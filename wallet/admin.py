@@ -17,14 +17,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.accounts import staff_access
-from durak_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
-from durak_site.exports import (
+from durak_site.staff.exports import (
     SpreadsheetExportMixin,
     SpreadsheetFormat,
     XLSXFile,
     export_filename,
     file_response,
 )
+from durak_site.staff.readonly_admin import ReadOnlyAdmin, ReadOnlyInline
 from wallet import deposits, refunds, services, withdrawals
 from wallet.admin_filters import (
     DateRangeFilter,

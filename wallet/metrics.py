@@ -1,5 +1,5 @@
 """The money's metrics: postings as they commit, and at each scrape the payments by state and
-the last nightly ledger check (``durak_site.metrics`` serves them)."""
+the last nightly ledger check (``durak_site.ops.metrics`` serves them)."""
 
 from __future__ import annotations
 

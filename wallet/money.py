@@ -12,7 +12,7 @@ from django.conf import settings
 from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, ngettext
 
-from durak_site.plurals import plural_forms
+from durak_site.web.plurals import plural_forms
 
 MINOR_UNITS_PER_MAJOR = 100
 CURRENCY_SIGNS = {"RUB": "₽", "USD": "$", "EUR": "€"}

@@ -1,5 +1,6 @@
 """The wallet's raw SQL: the statements every posting takes, written once, where the ORM would
-compile them anew each time (``durak_site.rows``). ``wallet.services`` decides; this stores."""
+compile them anew each time (``durak_site.backends.plain_sql``). ``wallet.services`` decides;
+this stores."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping
 
 from django.db import DEFAULT_DB_ALIAS
 
-from durak_site.rows import ModelRows, prepared_cursor
+from durak_site.backends.plain_sql import ModelRows, prepared_cursor
 from wallet.models import Account, Entry, LedgerTransaction
 
 _TRANSACTIONS = ModelRows(LedgerTransaction)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy as _
 from import_export import resources
 
-from durak_site.exports import number_column, text_column, time_column
+from durak_site.staff.exports import number_column, text_column, time_column
 from wallet.exports import money_column
 from wallet.models import Entry, LedgerTransaction
 from wallet.money import format_money, major_units

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from fpdf import FPDF
 from fpdf.fonts import FontFace
 
-from durak_site.exports import local_naive, xlsx_bytes, zone_label
+from durak_site.staff.exports import local_naive, xlsx_bytes, zone_label
 from wallet.money import format_money, major_units, money_label
 from wallet.statements import Statement
 

@@ -13,8 +13,8 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from durak_site.clients import client_of
-from durak_site.security import policy_for
+from durak_site.web.client_source import client_of
+from durak_site.web.security import policy_for
 from wallet import deposits, limits, play_money, withdrawals
 from wallet.forms import BreakForm, DepositForm, LimitsForm, WithdrawalForm
 from wallet.models import LedgerTransaction, Payment

@@ -14,7 +14,7 @@ from durak_site.accounts import identity
 from durak_site.accounts.closure import AccountClosureRefused, account_close
 from durak_site.accounts.forms import IdentityDecisionForm, StaffCloseAccountForm
 from durak_site.accounts.models import IdentityDocument, IdentityStatus, SecondFactor, User
-from durak_site.admin_readonly import ReadOnlyAdmin
+from durak_site.staff.readonly_admin import ReadOnlyAdmin
 
 
 @admin.register(User)

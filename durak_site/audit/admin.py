@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from durak_site.admin_readonly import ReadOnlyAdmin
 from durak_site.audit.models import StaffAction
 from durak_site.audit.resources import StaffActionResource
-from durak_site.exports import SpreadsheetExportMixin
+from durak_site.staff.exports import SpreadsheetExportMixin
+from durak_site.staff.readonly_admin import ReadOnlyAdmin
 
 
 @admin.register(StaffAction)

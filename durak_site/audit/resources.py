@@ -1,4 +1,4 @@
-"""Export layout of the staff audit trail (see ``durak_site.exports`` for the files)."""
+"""Export layout of the staff audit trail (see ``durak_site.staff.exports`` for the files)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from import_export import resources
 
 from durak_site.audit.models import StaffAction
-from durak_site.exports import number_column, text_column, time_column
+from durak_site.staff.exports import number_column, text_column, time_column
 
 
 class StaffActionResource(resources.ModelResource):

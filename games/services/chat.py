@@ -17,8 +17,8 @@ from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from durak_site import ratelimit
 from durak_site.audit.services import record_staff_action
+from durak_site.backends import rate_limits
 from games import effects
 from games.errors import GameError
 from games.models import ChatBan, ChatMessage, ChatMute, ChatPhrase, ChatReport, Table
@@ -59,7 +59,7 @@ def chat_post(*, table_id: int, user, text: str = "", phrase: str = "") -> ChatM
         told = _("Staff have muted you in the chat until {until}.")
         local = timezone.localtime(until)
         raise GameError("chat_muted", format_lazy(told, until=f"{local:%d.%m.%Y %H:%M %Z}"))
-    if not ratelimit.take(f"chat:{user.pk}", rate=CHAT_RATE_PER_SECOND, burst=CHAT_BURST):
+    if not rate_limits.take(f"chat:{user.pk}", rate=CHAT_RATE_PER_SECOND, burst=CHAT_BURST):
         raise GameError("chat_too_fast")
     with transaction.atomic():
         message = ChatMessage.objects.create(

@@ -2,7 +2,7 @@
 need is down, or stalled: the web tier, Redis or PostgreSQL.
 
 Outages are noted by those who see them, in whichever store still answers:
-- every Daphne process beats (``durak_site.heartbeats``); the deadline loop notes since when
+- every Daphne process beats (``durak_site.ops.heartbeats``); the deadline loop notes since when
   the web has been silent (``watch``), in Redis;
 - every Celery worker keeps a watcher (``keep_watching``) that asks Redis and PostgreSQL every
   beat, each within a time limit so that a stalled server is seen too, and the deadline loop
@@ -47,7 +47,7 @@ from django.db.models.functions import Greatest, Least, Now
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from durak_site import heartbeats, probes
+from durak_site.ops import db_probes, heartbeats
 from games import effects, persistence
 from games.models import ClockStop, Game, Seat, Table
 
@@ -149,7 +149,7 @@ def note_stop(began: float, seen: float, *, database: bool = True, redis: bool =
     `redis` is known to be down. Whether the note was taken."""
     if database:
         try:
-            probes.within(PROBE_SECONDS, lambda: persistence.clock_stop_note(began, seen))
+            db_probes.within(PROBE_SECONDS, lambda: persistence.clock_stop_note(began, seen))
             return True
         except Exception:
             logger.warning("an outage could not be noted in PostgreSQL", exc_info=True)
@@ -184,7 +184,7 @@ def keep_watching(sleep: Callable[[float], None] = time.sleep) -> None:
     began: float | None = None
     while True:
         looked = time.time()
-        redis_up, database_up = _redis_answers(), probes.database_answers(PROBE_SECONDS)
+        redis_up, database_up = _redis_answers(), db_probes.database_answers(PROBE_SECONDS)
         if redis_up and database_up:
             began = None
         else:

@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from durak_site.clients import Client
+from durak_site.web.client_source import Client
 from games import effects, presence
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.engine import Game as EngineGame

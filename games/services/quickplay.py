@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Count, F, Q
 
-from durak_site.clients import Client
+from durak_site.web.client_source import Client
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.errors import GameError
 from games.models import Table

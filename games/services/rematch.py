@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from durak_site.clients import Client
+from durak_site.web.client_source import Client
 from games import effects, persistence
 from games.errors import GameError
 from games.models import Game, Table

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from durak_site import logging as site_logging
+from durak_site.ops import json_logs as site_logging
 from games import metrics
 from games.models import Game, Table
 from games.services import clocks

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from durak_site.clients import Client
+from durak_site.web.client_source import Client
 from games import effects
 from games.engine import MAX_PLAYERS, MAX_PLAYERS_BY_DECK, MIN_PLAYERS, table_options
 from games.errors import ERROR_MESSAGES, GameError

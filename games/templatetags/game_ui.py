@@ -8,7 +8,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from durak_site.plurals import plural_forms as _plural
+from durak_site.web.plurals import plural_forms as _plural
 from games.errors import ERROR_MESSAGES, PROTOCOL_ERRORS
 from games.nicknames import bot_words_shown, nickname_shown
 from wallet.money import money_format_spec

@@ -1,4 +1,4 @@
-// The service worker, served at /sw.js by durak_site.app_shell, which puts CONFIG before this
+// The service worker, served at /sw.js by durak_site.web.app_shell, which puts CONFIG before this
 // text: { cache, offline, assets, icon, badge }. It keeps the offline page and the files that
 // page loads, and nothing else; a page the network cannot bring is answered with the offline
 // page. Game pages and API answers are never cached. It also shows the site's pushes.

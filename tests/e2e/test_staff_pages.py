@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from playwright.sync_api import expect
 
-from durak_site.clients import Client
+from durak_site.web.client_source import Client
 from games import services
 from games.models import Game
 from tests.fairplay_patterns import finish_game, ordinary_play, play_with_sleeper

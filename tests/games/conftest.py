@@ -15,9 +15,9 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from prometheus_client import REGISTRY
 
-from durak_site import heartbeats
 from durak_site.asgi import application
 from durak_site.celery import app as celery_app
+from durak_site.ops import heartbeats
 from games import consumers, presence
 from games.engine.cards import CODES
 from games.models import Game, GameEvent

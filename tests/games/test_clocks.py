@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from durak_site import heartbeats
+from durak_site.ops import heartbeats
 from games import deadlines, effects, presence, services
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action

@@ -24,8 +24,8 @@ from django.core.management import call_command
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
-from durak_site import monitoring
 from durak_site.celery import app as celery_app
+from durak_site.ops import monitoring
 from games import services
 from games.engine import Game as EngineGame
 from games.engine import split_bank

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from durak_site.audit.models import StaffAction
-from durak_site.clients import Client
+from durak_site.web.client_source import Client
 from games import services
 from games.models import Game, Seat, StakeBlock
 from games.selectors import fairplay

@@ -28,9 +28,9 @@ from django.core.management import call_command
 from django.test import Client
 
 from durak_site.accounts.closure import account_close
-from durak_site.db import database_sync_to_async
 from durak_site.push import vapid
 from durak_site.push.models import PushSubscription
+from durak_site.sockets.db_threads import database_sync_to_async
 from games import consumers, services, tasks
 from games.effects import PlayerNotice
 from games.engine import Game as EngineGame

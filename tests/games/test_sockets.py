@@ -17,10 +17,10 @@ from django.core.management import call_command
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-import durak_site.db
-from durak_site import outages
+import durak_site.sockets.db_threads
 from durak_site.asgi import application
-from durak_site.clients import user_agent_hash
+from durak_site.sockets import outage_closes
+from durak_site.web.client_source import user_agent_hash
 from games import consumers, effects, presence, services
 from games.engine import Game as EngineGame
 from games.engine import split_bank
@@ -230,11 +230,13 @@ async def test_a_database_or_redis_outage_closes_sockets_with_the_retryable_4503
         raise redis.ConnectionError("Redis is restarting")
 
     with monkeypatch.context() as patched:
-        patched.setattr(durak_site.db.AuthMiddleware, "resolve_scope", database_down)
-        assert await close_code_on_opening() == outages.CLOSE_UNAVAILABLE
+        patched.setattr(
+            durak_site.sockets.db_threads.AuthMiddleware, "resolve_scope", database_down
+        )
+        assert await close_code_on_opening() == outage_closes.CLOSE_UNAVAILABLE
     with monkeypatch.context() as patched:
         patched.setattr(presence, "claim", redis_down)
-        assert await close_code_on_opening() == outages.CLOSE_UNAVAILABLE
+        assert await close_code_on_opening() == outage_closes.CLOSE_UNAVAILABLE
     assert await close_code_on_opening() is None  # back to normal
 
     client = (await connect_all([user], table, snapshots))[0]
@@ -246,7 +248,7 @@ async def test_a_database_or_redis_outage_closes_sockets_with_the_retryable_4503
     monkeypatch.setattr(consumers.TableConsumer, "on_sync", sync_meets_outage)
     await client.send({"type": "sync", "version": 0})
     output = await client.communicator.receive_output(timeout=2)
-    assert output == {"type": "websocket.close", "code": outages.CLOSE_UNAVAILABLE}
+    assert output == {"type": "websocket.close", "code": outage_closes.CLOSE_UNAVAILABLE}
 
 
 async def test_the_heartbeat_goes_on_after_a_redis_error(snapshots, monkeypatch):

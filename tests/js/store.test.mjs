@@ -127,13 +127,13 @@ test("a page opened after confirming a rematch remembers it when the offer lapse
 test("a rematch confirmation sent waits for the own seat's, not another player's", () => {
   const finished = { version: 40, game: { id: 1 }, you: 1, view: { hand: [] } };
   const store = new TableStore({ ...finished, rematch: { confirmed: [] } });
-  store.rematchSent = true;
+  store.rematchRequested();
   store.receive({ ...finished, rematch: { confirmed: [0] } });
   assert.equal(store.rematchSent, true);
   store.receive({ ...finished, rematch: { confirmed: [0, 1] } });
   assert.equal(store.rematchSent, false);
   assert.equal(store.rematchAgreed, true);
-  store.rematchSent = true;
+  store.rematchRequested();
   store.receive({ ...finished, version: 0, game: { id: 2 }, rematch: null });
   assert.equal(store.rematchSent, false);
 });
@@ -141,4 +141,40 @@ test("a rematch confirmation sent waits for the own seat's, not another player's
 test("a sync names the version and game shown, 0 for none", () => {
   assert.deepEqual(new TableStore(state(7, ["6S"], 41)).syncRequest(), { type: "sync", version: 7, game: 41 });
   assert.deepEqual(new TableStore({ version: 0, game: null }).syncRequest(), { type: "sync", version: 0, game: 0 });
+});
+
+test("a refusal ends the move in flight and lets a rematch be confirmed again", (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const store = new TableStore({ version: 40, game: { id: 1 }, you: 1, view: { hand: [] }, rematch: { confirmed: [] } });
+  let timedOut = false;
+  store.beginMove(() => { timedOut = true; }, 8000);
+  store.rematchRequested();
+  store.refused("stale_version");
+  assert.equal(store.inFlight, null);
+  assert.equal(store.rematchSent, false);
+  assert.equal(store.rematchShort, false);
+  t.mock.timers.tick(10000);
+  assert.equal(timedOut, false);
+  store.refused("insufficient_funds");
+  assert.equal(store.rematchShort, true);
+});
+
+test("an armed take and the selection are put off together, and a new state disarms", () => {
+  const store = new TableStore(state(1, ["6S", "7S"]));
+  store.armTake();
+  store.select(["6S"]);
+  store.clearChoice();
+  assert.equal(store.takeArmed, false);
+  assert.deepEqual(store.selected, []);
+  store.armTake();
+  store.receive(state(2, ["6S", "7S"]));
+  assert.equal(store.takeArmed, false);
+});
+
+test("nothing outside the store changes it but its methods", () => {
+  const store = new TableStore(state(1, ["6S"]));
+  assert.throws(() => { store.takeArmed = true; }, TypeError);
+  assert.throws(() => { store.state = state(9, []); }, TypeError);
+  assert.equal(store.takeArmed, false);
+  assert.equal(store.state.version, 1);
 });

@@ -28,7 +28,7 @@ import psutil
 import pytest
 from django.db import connection
 
-from durak_site import embedded
+from durak_site.ops import embedded
 from tests.servers import (
     BASE_DIR,
     CeleryProcess,
@@ -62,7 +62,7 @@ class Platform:
         since = len(self.log())
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "durak_site.launcher", "run"],
+                [sys.executable, "-m", "durak_site.ops.launcher", "run"],
                 cwd=BASE_DIR,
                 env=self.env,
                 stdout=log,
@@ -110,7 +110,7 @@ class Platform:
         """The pid of a supervised child or embedded server, None while it is not running."""
         if name in SERVERS:
             return server_pid(name)
-        # A run logs JSON lines (durak_site.logging); the launcher's event names the child.
+        # A run logs JSON lines (durak_site.ops.json_logs); the launcher's event names the child.
         started = re.findall(rf'"event": "{re.escape(name)} started \(pid (\d+)\)"', self.log())
         if not started:
             return None

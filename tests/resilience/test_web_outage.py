@@ -15,7 +15,8 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 from websockets.exceptions import ConnectionClosed
 
-from durak_site import heartbeats, outages
+from durak_site.ops import heartbeats
+from durak_site.sockets import outage_closes
 from games import services
 from games.engine import Game as EngineGame
 from games.engine.bots import choose_action
@@ -222,4 +223,4 @@ async def test_a_web_process_that_stops_tells_its_sockets_it_restarts(web, worke
         while True:
             await player.socket.recv()
     assert closed.value.rcvd is not None
-    assert closed.value.rcvd.code == outages.CLOSE_RESTARTING
+    assert closed.value.rcvd.code == outage_closes.CLOSE_RESTARTING

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 
-from durak_site.launcher import proxy_arguments
+from durak_site.ops.launcher import proxy_arguments
 from tests.players import PASSWORD, create_player
 from tests.security.conftest import Browser
 from tests.servers import BASE_DIR, LiveServer, server_env

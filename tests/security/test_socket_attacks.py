@@ -23,7 +23,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.frames import Frame, Opcode
 
-from durak_site import opens
+from durak_site.sockets import open_limits
 from games import consumers, presence
 from tests.players import session_cookie
 from tests.security.conftest import (
@@ -179,11 +179,15 @@ async def test_socket_opens_are_rate_limited_per_user(server):
 
 async def test_socket_opens_are_rate_limited_per_address(server):
     per_user = int(consumers.OPENS_BURST_USER) - 1  # each user stays within his own limit
-    users = await players(3 * int(opens.OPENS_BURST_ADDRESS) // per_user + 1)
+    users = await players(3 * int(open_limits.OPENS_BURST_ADDRESS) // per_user + 1)
     accepted, allowed = await _open_until_refused(
-        server, users, per_user, opens.OPENS_PER_SECOND_ADDRESS, opens.OPENS_BURST_ADDRESS
+        server,
+        users,
+        per_user,
+        open_limits.OPENS_PER_SECOND_ADDRESS,
+        open_limits.OPENS_BURST_ADDRESS,
     )
-    assert opens.OPENS_BURST_ADDRESS <= accepted <= allowed
+    assert open_limits.OPENS_BURST_ADDRESS <= accepted <= allowed
 
 
 @pytest.mark.parametrize("limit", ["session", "address"])
@@ -195,7 +199,7 @@ async def test_an_open_over_a_limit_is_refused_before_the_session_is_read(server
     opener = {"client": ["127.0.0.1", 0], "headers": []}
     if limit == "session":
         opener["headers"] = [(b"cookie", cookie.encode())]
-    while await opens.opening_allowed(opener):
+    while await open_limits.opening_allowed(opener):
         pass
     # An open that looked its session up would now wait for the lock.
     with psycopg.connect(test_database_url()) as blocker:
@@ -205,7 +209,7 @@ async def test_an_open_over_a_limit_is_refused_before_the_session_is_read(server
         assert await first_message(socket_, timeout=5) == consumers.CLOSE_OPENED_TOO_OFTEN
         blocker.rollback()
     # Answered late, so that a client reopening at once cannot make the server refuse it often.
-    assert time.monotonic() - opened_at >= opens.REFUSAL_DELAY_SECONDS
+    assert time.monotonic() - opened_at >= open_limits.REFUSAL_DELAY_SECONDS
 
 
 async def test_a_client_sending_faster_than_it_is_served_is_not_read_on(server):
@@ -241,7 +245,7 @@ async def test_a_client_that_goes_on_sending_after_its_close_is_not_read(server)
     (user,) = await players(1)
     cookie = await db(session_cookie)(user)
     opener = {"client": ["127.0.0.1", 0], "headers": [(b"cookie", cookie.encode())]}
-    while await opens.opening_allowed(opener):  # the server will close the next socket
+    while await open_limits.opening_allowed(opener):  # the server will close the next socket
         pass
     # A client by hand that never answers the server's close and goes on sending.
     raw = socket.socket()

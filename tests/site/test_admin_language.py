@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from durak_site.accounts import identity
-from durak_site.admin_site import accusative
+from durak_site.staff.admin_site import accusative
 from games import services as games_services
 from games.models import GameAnalysis, Puzzle
 from tests.games.test_services import play_out, seated_game

@@ -16,8 +16,9 @@ from django.core.management import call_command
 from django.db import connection
 from psycopg import sql
 
-from durak_site import backups, embedded, tasks
+from durak_site import tasks
 from durak_site.audit.models import StaffAction
+from durak_site.ops import backups, embedded
 from games import services as game_services
 from games.models import Game, GameEvent
 from tests.games.test_services import play_out, seated_game
@@ -38,7 +39,7 @@ def _dev(*args: str, database_url: str, backup_dir: Path) -> subprocess.Complete
         "BACKUP_DIR": str(backup_dir),
     }
     return subprocess.run(
-        [sys.executable, "-m", "durak_site.launcher", *args],
+        [sys.executable, "-m", "durak_site.ops.launcher", *args],
         cwd=BASE_DIR,
         env=env,
         capture_output=True,

@@ -1,11 +1,12 @@
-"""Tasks sent from a thread of their own, many items to a task (durak_site.batched_tasks)."""
+"""Tasks sent from a thread of their own, many items to a task
+(durak_site.backends.batched_tasks)."""
 
 from __future__ import annotations
 
 import queue
 import threading
 
-from durak_site.batched_tasks import BatchedTask
+from durak_site.backends.batched_tasks import BatchedTask
 
 
 class Broker:

@@ -13,7 +13,8 @@ from django.conf import settings
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import MaxConnectionsError
 
-from durak_site import channel_layer, redis_pools
+from durak_site.backends import redis_pools
+from durak_site.sockets import channel_layer
 
 SOCKETS = 300
 

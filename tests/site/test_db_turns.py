@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from durak_site.db import Turns
+from durak_site.sockets.db_threads import Turns
 
 pytestmark = pytest.mark.asyncio
 

@@ -29,7 +29,7 @@ def _python(code: str, env: dict) -> str:
 
 
 def _embedded(call: str, env: dict) -> str:
-    return _python(f"from durak_site import embedded; print(embedded.{call})", env)
+    return _python(f"from durak_site.ops import embedded; print(embedded.{call})", env)
 
 
 def test_start_reuse_and_stop(tmp_path):
@@ -70,7 +70,8 @@ def test_start_reuse_and_stop(tmp_path):
 
 SUPERVISED_RUN = """
 import time
-from durak_site import embedded, launcher
+from durak_site.ops import embedded
+from durak_site.ops import launcher
 
 launcher._log_for("run")  # the run's log, where the launcher says what it restarts
 started = embedded.start()  # as ./dev run begins: Redis is someone else's, PostgreSQL its own

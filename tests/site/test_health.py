@@ -3,7 +3,7 @@ import time
 import pytest
 from django.urls import reverse
 
-from durak_site import heartbeats
+from durak_site.ops import heartbeats
 
 pytestmark = pytest.mark.django_db
 

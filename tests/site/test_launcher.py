@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 import pytest
 
-from durak_site import accepts, launcher
+from durak_site.ops import launcher
+from durak_site.sockets import accept_balancing
 from tests.servers import free_port, server_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -87,7 +88,7 @@ def test_a_web_process_started_later_takes_new_connections_until_both_hold_as_ma
     port = free_port()
     listener = launcher.listening_socket("127.0.0.1", port)
     table = tmp_path / "web-connections"
-    seen = accepts.ConnectionShare(table, 0)
+    seen = accept_balancing.ConnectionShare(table, 0)
 
     def alive() -> dict[int, int]:
         return seen.alive_connections(time.monotonic())
@@ -96,7 +97,7 @@ def test_a_web_process_started_later_takes_new_connections_until_both_hold_as_ma
         return subprocess.Popen(
             launcher.daphne_command(listener),
             cwd=launcher.BASE_DIR,
-            env=server_env(**accepts.share_environment(table, slot)),
+            env=server_env(**accept_balancing.share_environment(table, slot)),
             pass_fds=(listener.fileno(),),
             start_new_session=True,
             stdout=subprocess.DEVNULL,
@@ -114,7 +115,7 @@ def test_a_web_process_started_later_takes_new_connections_until_both_hold_as_ma
         clients += [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
         wait_until(lambda: sum(alive().values()) == 40)
         # Left to the kernel, the process already serving took all 40.
-        assert abs(alive()[0] - alive()[1]) <= accepts.SLACK
+        assert abs(alive()[0] - alive()[1]) <= accept_balancing.SLACK
         # A process that stops serving is no longer waited for.
         processes[1].send_signal(signal.SIGTERM)
         processes[1].wait(timeout=15)

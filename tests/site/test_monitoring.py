@@ -13,7 +13,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from durak_site import monitoring
+from durak_site.ops import monitoring
 
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(

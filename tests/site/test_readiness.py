@@ -66,7 +66,7 @@ def _one_line_refusal(result: subprocess.CompletedProcess) -> str:
 
 UNREACHABLE = "postgres://durak@127.0.0.1:{port}/durak"
 MANAGE = [str(BASE_DIR / "manage.py")]
-RUN = ["-m", "durak_site.launcher", "run"]
+RUN = ["-m", "durak_site.ops.launcher", "run"]
 
 
 @pytest.mark.parametrize(
@@ -116,11 +116,11 @@ def test_the_run_command_refuses_a_foreign_database(scratch_database):
 
 
 def test_dev_manage_runs_a_command_against_the_platforms_database(transactional_db):
-    checked = _run(["-m", "durak_site.launcher", "manage", "ledger_check"], test_database_url())
+    checked = _run(["-m", "durak_site.ops.launcher", "manage", "ledger_check"], test_database_url())
     assert checked.returncode == 0, checked.stderr
     assert "ledger OK: 0 findings" in checked.stdout
     missing = _run(
-        ["-m", "durak_site.launcher", "manage", "verify_game", "999999"], test_database_url()
+        ["-m", "durak_site.ops.launcher", "manage", "verify_game", "999999"], test_database_url()
     )
     assert missing.returncode == 1
     assert "no game 999999" in missing.stderr

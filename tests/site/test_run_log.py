@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from durak_site.logging import FIELDS
+from durak_site.ops.json_logs import FIELDS
 from tests.sentry import SentryStandIn, sentry_stand_in
 from tests.servers import BASE_DIR, end_process, free_port, server_env
 
@@ -60,7 +60,7 @@ def run_the_platform(log: Path, sentry: SentryStandIn) -> None:
     env = server_env(PORT=str(port), WEB_PROCESSES="1", SENTRY_DSN=sentry.dsn)
     with open(log, "w") as output:
         launcher = subprocess.Popen(
-            [sys.executable, "-m", "durak_site.launcher", "run"],
+            [sys.executable, "-m", "durak_site.ops.launcher", "run"],
             cwd=BASE_DIR,
             env=env,
             stdout=output,

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from durak_site import backups
+from durak_site.ops import backups
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from prometheus_client import make_wsgi_app
 
-from durak_site import metrics
+from durak_site.ops import metrics
 
 logger = logging.getLogger(__name__)
 

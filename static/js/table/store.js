@@ -5,17 +5,53 @@
 const LOG_LIMIT = 200;
 
 export class TableStore {
+  // Private, so that nothing outside changes the store but through its methods.
+  #state;
+  #selected = []; // card codes chosen in the own hand
+  #inFlight = null; // {version, timer} while a move awaits the server's answer
+  #clockOffsetMs = 0; // server clock minus local clock
+  #takeArmed = false; // «Взять» pressed once where the settings ask to confirm it
+  // The own seat confirmed a rematch of the game shown (known from the state: a confirmation
+  // sent while the socket was down posts the form, which reloads the page).
+  #rematchAgreed;
+  #rematchSent = false; // a confirmation sent over the socket awaits its answer
+  #rematchShort = false; // the wallet could not hold the rematch's stake
+
   constructor(state) {
-    this.state = state;
-    this.selected = []; // card codes chosen in the own hand
-    this.inFlight = null; // {version, timer} while a move awaits the server's answer
-    this.clockOffsetMs = 0; // server clock minus local clock
-    this.takeArmed = false; // «Взять» pressed once where the settings ask to confirm it
-    // The own seat confirmed a rematch of the game shown (known from the state: a confirmation
-    // sent while the socket was down posts the form, which reloads the page).
-    this.rematchAgreed = Boolean(state.rematch?.confirmed?.includes(this.seat));
-    this.rematchSent = false; // a confirmation sent over the socket awaits its answer
-    this.rematchShort = false; // the wallet could not hold the rematch's stake
+    this.#state = state;
+    this.#rematchAgreed = Boolean(state.rematch?.confirmed?.includes(this.seat));
+  }
+
+  get state() {
+    return this.#state;
+  }
+
+  get selected() {
+    return this.#selected;
+  }
+
+  get inFlight() {
+    return this.#inFlight;
+  }
+
+  get clockOffsetMs() {
+    return this.#clockOffsetMs;
+  }
+
+  get takeArmed() {
+    return this.#takeArmed;
+  }
+
+  get rematchAgreed() {
+    return this.#rematchAgreed;
+  }
+
+  get rematchSent() {
+    return this.#rematchSent;
+  }
+
+  get rematchShort() {
+    return this.#rematchShort;
   }
 
   get view() {
@@ -59,7 +95,7 @@ export class TableStore {
    * only the latest ones are added to the log held.
    */
   receive(message, nowMs = Date.now()) {
-    const current = this.state;
+    const current = this.#state;
     if (typeof message.version === "number" && typeof current.version === "number"
         && message.version < current.version && message.game?.id === current.game?.id) {
       return false;
@@ -69,53 +105,79 @@ export class TableStore {
       const held = message.game?.id === current.game?.id && _from > 0 ? current.events || [] : [];
       message = { ...rest, events: [...held, ...message.events].slice(-LOG_LIMIT) };
     }
-    this.state = message;
-    if (message.server_time) this.clockOffsetMs = Date.parse(message.server_time) - nowMs;
+    this.#state = message;
+    if (message.server_time) this.#clockOffsetMs = Date.parse(message.server_time) - nowMs;
     const hand = this.view?.hand || [];
-    this.selected = message.game?.id === current.game?.id ? this.selected.filter((card) => hand.includes(card)) : [];
-    this.takeArmed = false;
-    if (message.game?.id !== current.game?.id) this.rematchAgreed = this.rematchShort = false;
-    if (message.rematch?.confirmed?.includes(this.seat)) this.rematchAgreed = true;
+    this.#selected = message.game?.id === current.game?.id ? this.#selected.filter((card) => hand.includes(card)) : [];
+    this.#takeArmed = false;
+    if (message.game?.id !== current.game?.id) this.#rematchAgreed = this.#rematchShort = false;
+    if (message.rematch?.confirmed?.includes(this.seat)) this.#rematchAgreed = true;
     // Another player's confirmation may come first: only the own one (or a new game) answers.
-    if (this.rematchAgreed || message.game?.id !== current.game?.id) this.rematchSent = false;
+    if (this.#rematchAgreed || message.game?.id !== current.game?.id) this.#rematchSent = false;
     this.endMove();
     return true;
   }
 
   select(cards) {
-    this.selected = [...cards];
+    this.#selected = [...cards];
+  }
+
+  /** «Взять» pressed once where the settings ask to confirm it: the next press takes. */
+  armTake() {
+    this.#takeArmed = true;
+  }
+
+  /** The player put off what he was about to do: no armed take, no selection. */
+  clearChoice() {
+    this.#takeArmed = false;
+    this.#selected = [];
+  }
+
+  /** The own rematch confirmation went out over the socket and awaits its answer. */
+  rematchRequested() {
+    this.#rematchSent = true;
+  }
+
+  /**
+   * The server refused the last request (error `code`): no move awaits an answer any more, a
+   * rematch confirmation may be tried again, and one refused for its stake says so.
+   */
+  refused(code) {
+    this.endMove();
+    this.#rematchSent = false;
+    if (code === "insufficient_funds") this.#rematchShort = true;
   }
 
   /** Remember a sent move; `onTimeout` runs if no answer came within `timeoutMs`. */
   beginMove(onTimeout, timeoutMs) {
     this.endMove();
     const timer = setTimeout(() => {
-      this.inFlight = null;
+      this.#inFlight = null;
       onTimeout();
     }, timeoutMs);
-    this.inFlight = { version: this.state.version, timer };
-    this.selected = [];
+    this.#inFlight = { version: this.#state.version, timer };
+    this.#selected = [];
   }
 
   endMove() {
-    if (this.inFlight) clearTimeout(this.inFlight.timer);
-    this.inFlight = null;
+    if (this.#inFlight) clearTimeout(this.#inFlight.timer);
+    this.#inFlight = null;
   }
 
   /** Seconds left until the state's deadline by the server's clock, or null without one. */
   secondsLeft(nowMs = Date.now()) {
-    return this.secondsUntil(this.state.deadline, nowMs);
+    return this.secondsUntil(this.#state.deadline, nowMs);
   }
 
   /** Seconds left until the ISO time `when` by the server's clock, or null without one. */
   secondsUntil(when, nowMs = Date.now()) {
     if (!when) return null;
-    return Math.max(0, (Date.parse(when) - (nowMs + this.clockOffsetMs)) / 1000);
+    return Math.max(0, (Date.parse(when) - (nowMs + this.#clockOffsetMs)) / 1000);
   }
 
   /** The rematch offer while its time lasts, else null. */
   openRematch(nowMs = Date.now()) {
-    const rematch = this.state.rematch;
+    const rematch = this.#state.rematch;
     return rematch && this.secondsUntil(rematch.until, nowMs) > 0 ? rematch : null;
   }
 }

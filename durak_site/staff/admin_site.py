@@ -109,4 +109,4 @@ class StaffAdminSite(admin.AdminSite):
 
 
 class StaffAdminConfig(AdminConfig):
-    default_site = "durak_site.admin_site.StaffAdminSite"
+    default_site = "durak_site.staff.admin_site.StaffAdminSite"

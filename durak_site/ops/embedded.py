@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 VAR_DIR = Path(os.environ.get("DURAK_VAR_DIR", BASE_DIR / "var"))
 # The ports the servers of this data folder were last started on, so that every later command
 # (./dev manage, ./dev backup) finds them without repeating the variables.

@@ -1,11 +1,11 @@
 """Start the whole platform, or the test suite, on one machine.
 
-``python -m durak_site.launcher run``   services, migrations, one Daphne per core (WEB_PROCESSES)
-                                        on one shared listening socket, Celery worker and beat,
-                                        the metrics server (and Prometheus and Grafana when
-                                        installed), each restarted (with backoff) when it dies
-``python -m durak_site.launcher test``  the script unit tests (node --test), then services,
-                                        migrations, a browser and pytest
+``python -m durak_site.ops.launcher run``
+    services, migrations, one Daphne per core (WEB_PROCESSES) on one shared listening socket,
+    Celery worker and beat, the metrics server (and Prometheus and Grafana when installed),
+    each restarted (with backoff) when it dies
+``python -m durak_site.ops.launcher test``
+    the script unit tests (node --test), then services, migrations, a browser and pytest
 
 Called by the ``dev`` script after it has prepared the virtual environment.
 """
@@ -24,22 +24,23 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from durak_site import accepts, backups, embedded, monitoring
-from durak_site.logging import JsonFormatter
-from durak_site.translations import compile_catalogs
+from durak_site.ops import backups, embedded, monitoring
+from durak_site.ops.json_logs import JsonFormatter
+from durak_site.ops.translations import compile_catalogs
+from durak_site.sockets import accept_balancing
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 # Connections waiting to be accepted: a crowd of sockets opening at once must not be turned away.
 LISTEN_BACKLOG = 2048
 WORKER_CONCURRENCY = 2
 
 
-logger = logging.getLogger("durak_site.launcher")
+logger = logging.getLogger("durak_site.ops.launcher")
 
 
 def _log_for(command: str) -> None:
-    """A run's lines are JSON like its children's (durak_site.logging); the one-off commands
+    """A run's lines are JSON like its children's (durak_site.ops.json_logs); the one-off commands
     speak to the person at the terminal in plain lines."""
     handler = logging.StreamHandler(sys.stdout)
     if command == "run":
@@ -125,7 +126,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 def daphne_command(listener: socket.socket) -> list[str]:
     fd = str(listener.fileno())
-    # Verbosity 0: no plain access lines (durak_site.logging writes them as JSON).
+    # Verbosity 0: no plain access lines (durak_site.ops.json_logs writes them as JSON).
     return [str(BIN / "daphne"), "-v", "0", "--fd", fd, *proxy_arguments(os.environ)] + [
         "durak_site.asgi:application"
     ]
@@ -298,7 +299,7 @@ def run() -> int:
             name,
             commands[name],
             (listener.fileno(),),
-            {**accepts.share_environment(share, slot), "DURAK_ROLE": "web"},
+            {**accept_balancing.share_environment(share, slot), "DURAK_ROLE": "web"},
         )
         for slot, name in enumerate(web)
     ] + [

@@ -2,7 +2,7 @@
 
 import pytest
 
-from durak_site.backlog import BoundedWebSocketProtocol
+from durak_site.sockets.flow_control import BoundedWebSocketProtocol
 
 
 @pytest.mark.parametrize("state", ["STATE_CLOSING", "STATE_CLOSED"])

@@ -3,7 +3,7 @@
 Web requests (Django), sockets (the ASGI middleware around the socket routes), Celery tasks and
 beat (its jobs as cron monitors) report their errors, and error log lines become events. An
 event carries the table, game, version and user ids the code had bound for its log lines
-(durak_site.logging) as tags, and nothing personal: no request bodies, cookies or headers that
+(durak_site.ops.json_logs) as tags, and nothing personal: no request bodies, cookies or headers that
 identify, no frame variables, no client addresses, and any e-mail address or card number in a
 message is masked before it leaves.
 """
@@ -19,7 +19,7 @@ from sentry_sdk.integrations.celery import CeleryIntegration
 from sentry_sdk.integrations.django import DjangoIntegration
 from sentry_sdk.scrubber import DEFAULT_DENYLIST, DEFAULT_PII_DENYLIST, EventScrubber
 
-from durak_site import logging as site_logging
+from durak_site.ops import json_logs as site_logging
 
 # Keys whose values never leave, wherever they appear in an event.
 PERSONAL_KEYS = [

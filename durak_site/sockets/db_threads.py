@@ -30,7 +30,7 @@ from channels.db import DatabaseSyncToAsync
 from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 
-from durak_site.clients import address_of_scope
+from durak_site.web.client_source import address_of_scope
 
 # The client address whose connection the running task serves (None: no client's).
 _address: ContextVar[str | None] = ContextVar("database_turns_address", default=None)

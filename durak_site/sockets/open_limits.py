@@ -20,8 +20,9 @@ import hashlib
 from django.conf import settings
 from django.http.cookie import parse_cookie
 
-from durak_site import metrics, ratelimit
-from durak_site.clients import address_of_scope
+from durak_site.backends import rate_limits
+from durak_site.ops import metrics
+from durak_site.web.client_source import address_of_scope
 
 CLOSE_OPENED_TOO_OFTEN = 4430
 # One session opens at most what its user may (games.consumers counts per user).
@@ -55,12 +56,12 @@ async def opening_allowed(scope: dict) -> bool:
     """Spend a token of the address's bucket, then one of the session's; False if either is
     empty."""
     address = address_of_scope(scope) or "unknown"
-    if not await ratelimit.take_async(
+    if not await rate_limits.take_async(
         f"open:address:{address}", rate=OPENS_PER_SECOND_ADDRESS, burst=OPENS_BURST_ADDRESS
     ):
         return False
     session_key = _session_key(scope)
-    return session_key is None or await ratelimit.take_async(
+    return session_key is None or await rate_limits.take_async(
         f"open:session:{session_key}", rate=OPENS_PER_SECOND_SESSION, burst=OPENS_BURST_SESSION
     )
 

@@ -6,7 +6,7 @@ name), process, level, event, user, table, game, version and duration (milliseco
 where they do not apply, then the logger's name and anything passed with ``extra={...}``.
 User, table, game and version come from ``extra`` or else from what the code running bound with
 ``bind`` (a socket binds its table and user, a deadline its game). The same bound ids go to
-error reports as tags (durak_site.errors).
+error reports as tags (durak_site.ops.error_reports).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from collections import defaultdict, deque
 from channels_redis import core
 from redis.asyncio import BlockingConnectionPool
 
-from durak_site.redis_pools import waiting_pool
+from durak_site.backends.redis_pools import waiting_pool
 
 logger = logging.getLogger(__name__)
 

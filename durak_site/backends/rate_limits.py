@@ -16,7 +16,7 @@ from django.core.cache import cache
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from durak_site.redis_pools import waiting_pool
+from durak_site.backends.redis_pools import waiting_pool
 
 # Refill every bucket, take one token from each if each has one (else from none), and store
 # them, in one atomic step timed by the Redis clock, so that the processes' own clocks cannot

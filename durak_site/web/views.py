@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from durak_site.accounts import services
-from durak_site.outages import BACKEND_ERRORS
+from durak_site.sockets.outage_closes import BACKEND_ERRORS
 
 # A page that met a database or Redis outage asks the browser to come back after this long.
 OUTAGE_RETRY_SECONDS = 10

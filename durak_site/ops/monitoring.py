@@ -17,7 +17,7 @@ from prometheus_client.multiprocess import mark_process_dead
 DIRECTORY_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 DEFAULT_METRICS_HOST = "127.0.0.1"
 DEFAULT_METRICS_PORT = 9108
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 DOCS = BASE_DIR / "docs" / "monitoring"
 ALERT_RULES = DOCS / "alerts.yml"
 DASHBOARD = DOCS / "dashboard.json"

@@ -11,7 +11,7 @@ from twisted.internet import error, protocol, tcp
 from twisted.internet.selectreactor import SelectReactor
 from twisted.python import failure
 
-from durak_site import accepts
+from durak_site.sockets import accept_balancing
 
 
 class Counted(protocol.Factory):
@@ -51,7 +51,7 @@ def listening_port():
 def shares(tmp_path):
     """The rows of web processes over one table, as each of them sees it."""
     return lambda processes: [
-        accepts.ConnectionShare(tmp_path / "share", slot) for slot in range(processes)
+        accept_balancing.ConnectionShare(tmp_path / "share", slot) for slot in range(processes)
     ]
 
 
@@ -59,7 +59,7 @@ def test_a_wakeup_takes_one_waiting_connection_and_leaves_the_rest_to_the_others
     listening_port,
 ):
     port, factory = listening_port
-    accepts.install()
+    accept_balancing.install()
     port.doRead()
     assert factory.built == 1
     # Twisted raises its count after a wakeup that used it all; the next one still takes one.
@@ -71,7 +71,7 @@ def test_a_process_leaves_the_next_connection_to_a_live_one_holding_fewer(shares
     first, second, third = shares(3)
     for share in (first, second, third):
         share.beat()
-    for _ in range(accepts.SLACK):
+    for _ in range(accept_balancing.SLACK):
         first.opened()
     now = time.monotonic()
     assert first.leaves_next_to_others(now)
@@ -86,7 +86,7 @@ def test_a_process_leaves_the_next_connection_to_a_live_one_holding_fewer(shares
     first.opened()
     first.opened()
     assert first.leaves_next_to_others(time.monotonic())
-    assert not first.leaves_next_to_others(time.monotonic() + accepts.ALIVE_SECONDS + 0.1)
+    assert not first.leaves_next_to_others(time.monotonic() + accept_balancing.ALIVE_SECONDS + 0.1)
     # Nor one that left; what it held counts no more.
     second.leave()
     third.leave()
@@ -107,7 +107,7 @@ def test_a_busier_process_waits_a_moment_then_takes_what_no_other_took(listening
     port, factory = listening_port
     mine, other = shares(2)
     other.beat()
-    accepts.install(mine)
+    accept_balancing.install(mine)
     port.doRead()
     port.doRead()
     assert factory.built == 2 and mine.connections == 2
@@ -116,7 +116,7 @@ def test_a_busier_process_waits_a_moment_then_takes_what_no_other_took(listening
     assert factory.built == 2
     assert port not in port.reactor.getReaders()
     (late,) = port.reactor.getDelayedCalls()
-    assert late.getTime() - port.reactor.seconds() <= accepts.HEAD_START_SECONDS
+    assert late.getTime() - port.reactor.seconds() <= accept_balancing.HEAD_START_SECONDS
     # The other did not take it: this process does, and reads the socket again.
     late.func(*late.args)
     assert factory.built == 3 and mine.connections == 3

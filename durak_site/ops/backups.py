@@ -28,10 +28,10 @@ import psycopg
 from celery.schedules import crontab
 from psycopg import sql
 
-from durak_site import embedded
-from durak_site.readiness import first_cause
+from durak_site.ops import embedded
+from durak_site.ops.readiness import first_cause
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 BACKUP_PATTERN = "durak-*.dump"
 
 

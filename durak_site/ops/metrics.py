@@ -28,8 +28,8 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
-from durak_site import heartbeats
-from durak_site.monitoring import DIRECTORY_VARIABLE
+from durak_site.ops import heartbeats
+from durak_site.ops.monitoring import DIRECTORY_VARIABLE
 
 # Sockets open now, by kind ("lobby", "table"): the sum over the live processes, and each
 # process's own (labelled with its pid); a process that died counts no more.

@@ -1,7 +1,7 @@
 """Liveness and readiness probe for load balancers and monitoring.
 
 Besides the database and Redis it reports each role of the platform from its heartbeats
-(``durak_site.heartbeats``): how many web, worker and scheduler processes are alive, and
+(``durak_site.ops.heartbeats``): how many web, worker and scheduler processes are alive, and
 whether the deadline loop runs. It answers 503 when the database or Redis is unreachable or
 does not answer within about a second (a stalled server too), or when the games' timers are
 not being served (no worker alive, or no deadline loop running).
@@ -15,7 +15,7 @@ from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 
-from durak_site import heartbeats, probes
+from durak_site.ops import db_probes, heartbeats
 
 # A probe must answer before a load balancer gives up on it, also while PostgreSQL is stalled.
 DATABASE_SECONDS = 1.0
@@ -42,7 +42,7 @@ def _alive_by_role() -> dict[str, int]:
 def healthz(request: HttpRequest) -> JsonResponse:
     alive = _alive_by_role()
     checks = {
-        "database": probes.database_answers(DATABASE_SECONDS),
+        "database": db_probes.database_answers(DATABASE_SECONDS),
         "redis": _redis_ok(),
         "worker": alive[heartbeats.WORKER] > 0,
         "deadlines": alive[heartbeats.DEADLINE_LOOP] > 0,

@@ -11,7 +11,7 @@ import redis.asyncio
 from django.conf import settings
 from redis.exceptions import MaxConnectionsError
 
-from durak_site import ratelimit, redis_pools
+from durak_site.backends import rate_limits, redis_pools
 
 CHECKS = 300
 
@@ -21,12 +21,12 @@ async def test_a_burst_of_checks_waits_for_a_free_connection(monkeypatch):
     # Hundreds of sockets opening at once each check their address's and cookie's buckets.
     monkeypatch.setattr(redis_pools, "POOL_CONNECTIONS", 4)
     taken = await asyncio.gather(
-        *(ratelimit.take_async(f"burst-test-{n}", rate=1, burst=2) for n in range(CHECKS))
+        *(rate_limits.take_async(f"burst-test-{n}", rate=1, burst=2) for n in range(CHECKS))
     )
     assert taken == [True] * CHECKS
     # Each bucket holds what is left of its burst: a second check takes the last token.
     again = await asyncio.gather(
-        *(ratelimit.take_async(f"burst-test-{n}", rate=1, burst=2) for n in range(CHECKS))
+        *(rate_limits.take_async(f"burst-test-{n}", rate=1, burst=2) for n in range(CHECKS))
     )
     assert again == [True] * CHECKS
 
@@ -41,12 +41,12 @@ async def test_the_plain_pool_would_have_failed_under_the_same_burst():
 
 @pytest.mark.asyncio
 async def test_a_message_spends_a_token_of_each_bucket_or_of_none():
-    plenty = ratelimit.Bucket("all-or-none-plenty", 1, 5)
-    scarce = ratelimit.Bucket("all-or-none-scarce", 0.001, 1)
-    assert await ratelimit.take_all_async(plenty, scarce)
+    plenty = rate_limits.Bucket("all-or-none-plenty", 1, 5)
+    scarce = rate_limits.Bucket("all-or-none-scarce", 0.001, 1)
+    assert await rate_limits.take_all_async(plenty, scarce)
     # The scarce bucket is empty now: refused, and the plenty one keeps what it had.
-    assert not await ratelimit.take_all_async(plenty, scarce)
-    assert [await ratelimit.take_async(plenty.subject, rate=1, burst=5) for _ in range(5)] == [
+    assert not await rate_limits.take_all_async(plenty, scarce)
+    assert [await rate_limits.take_async(plenty.subject, rate=1, burst=5) for _ in range(5)] == [
         True,
         True,
         True,
@@ -57,11 +57,11 @@ async def test_a_message_spends_a_token_of_each_bucket_or_of_none():
 
 @pytest.mark.asyncio
 async def test_a_bucket_found_empty_refuses_without_redis_until_it_refills():
-    bucket = ratelimit.Bucket("refill-test", 1, 1)  # a token a second
-    assert await ratelimit.take_all_async(bucket)
-    assert not await ratelimit.take_all_async(bucket)
+    bucket = rate_limits.Bucket("refill-test", 1, 1)  # a token a second
+    assert await rate_limits.take_all_async(bucket)
+    assert not await rate_limits.take_all_async(bucket)
     # Had the process asked Redis, the bucket removed there would have given a token at once.
-    redis.Redis.from_url(settings.REDIS_URL).delete(ratelimit.key(bucket.subject))
-    assert not await ratelimit.take_all_async(bucket)
+    redis.Redis.from_url(settings.REDIS_URL).delete(rate_limits.key(bucket.subject))
+    assert not await rate_limits.take_all_async(bucket)
     await asyncio.sleep(1.05)
-    assert await ratelimit.take_all_async(bucket)
+    assert await rate_limits.take_all_async(bucket)

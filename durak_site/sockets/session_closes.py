@@ -23,7 +23,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from durak_site.rows import prepared_cursor
+from durak_site.backends.plain_sql import prepared_cursor
 
 # Channel-layer messages to sockets: close now, or close unless the session still stands.
 REVOKED = {"type": "session.revoked"}
