@@ -378,13 +378,13 @@ async def test_a_move_checks_a_due_session_in_its_own_database_call(
     monkeypatch.setattr(consumers, "SESSION_RECHECK_SECONDS", 0)  # every message is due
     table, clients, game, engine, seat = await two_players_at_a_move(snapshots)
     checked = []
-    session_is_valid = consumers.sockets.session_is_valid
+    session_is_valid = consumers.session_closes.session_is_valid
 
     def counted_check(*args):
         checked.append(args)
         return session_is_valid(*args)
 
-    monkeypatch.setattr(consumers.sockets, "session_is_valid", counted_check)
+    monkeypatch.setattr(consumers.session_closes, "session_is_valid", counted_check)
     calls = []
     database_sync_to_async = consumers.database_sync_to_async
 
