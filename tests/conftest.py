@@ -29,9 +29,17 @@ SERVER_FIXTURES = frozenset(
         "worker",
         "server",
         "reporting_server",
+        "proxied_server",
+        "proxied",
+        "fast_server",
         "cluster",
     }
 )
+# The time limit of a test that starts servers or is marked slow, unless it sets its own: the
+# first test of a session's servers also waits for them to start. Every other test has
+# pyproject.toml's limit.
+LONG_TEST_TIMEOUT_SECONDS = 300
+LONG_MARKERS = ("e2e", "live", "resilience", "slow")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -43,6 +51,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(FOLDER_MARKERS[folder])
         if SERVER_FIXTURES & set(item.fixturenames):
             item.add_marker("live")
+        long = any(item.get_closest_marker(marker) for marker in LONG_MARKERS)
+        if long and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(LONG_TEST_TIMEOUT_SECONDS))
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
 
 

@@ -8,9 +8,9 @@ from django.db import IntegrityError, transaction
 from openskill.models import PlackettLuce
 
 from games import services
-from games.services import play
 from games.models import BankDistribution, Game, Rating, RatingChange
 from games.rating import display_rating
+from games.services import play
 from tests.games.test_services import play_out, seated_game
 
 pytestmark = pytest.mark.django_db
