@@ -36,9 +36,9 @@ SERVER_FIXTURES = frozenset(
     }
 )
 # The time limit of a test that starts servers or is marked slow, unless it sets its own: the
-# first test of a session's servers also waits for them to start. Every other test has
-# pyproject.toml's limit.
-LONG_TEST_TIMEOUT_SECONDS = 300
+# first test of a session's servers also waits for them to start, and none waits longer inside
+# than a backup's dump and restore do. Every other test has pyproject.toml's limit.
+LONG_TEST_TIMEOUT_SECONDS = 600
 LONG_MARKERS = ("e2e", "live", "resilience", "slow")
 
 
