@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import itertools
 import json
 import logging
 import os
@@ -67,6 +66,12 @@ from websockets.asyncio.client import connect  # noqa: E402
 from websockets.asyncio.server import serve  # noqa: E402
 
 from bench.engine import playouts_per_second  # noqa: E402
+from bench.stats import (  # noqa: E402
+    machine_report,
+    percentiles,
+    process_report,
+    stretch_report,
+)
 from durak_site.ops import embedded  # noqa: E402
 from games import consumers, services  # noqa: E402
 from games.engine.bots import choose_action  # noqa: E402
@@ -96,23 +101,6 @@ ROLES = (
     ("postgres", ("postgres",)),
     ("redis", ("redis",)),
 )
-
-
-def percentiles(values: list[float]) -> dict[str, float | int | None]:
-    if not values:
-        return {"count": 0, "p50": None, "p90": None, "p99": None, "max": None}
-    ordered = sorted(values)
-
-    def at(share: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000, 1)
-
-    return {
-        "count": len(ordered),
-        "p50": at(0.50),
-        "p90": at(0.90),
-        "p99": at(0.99),
-        "max": round(ordered[-1] * 1000, 1),
-    }
 
 
 # --- players and tables (sync, through the services like any request) -----------------------
@@ -251,31 +239,6 @@ def connections_by_process(pids: dict[int, str], port: int) -> dict[int, int]:
     return held
 
 
-def process_report(
-    pids: dict[int, str], start: dict, end: dict, seconds: float, connections: dict[int, int]
-) -> list[dict[str, Any]]:
-    """CPU % over the window and RSS at its start and end, per process (PostgreSQL summed), and
-    the connections each web process holds at the end."""
-    rows: dict[str, dict[str, Any]] = {}
-    for pid, role in sorted(pids.items()):
-        if pid not in end:
-            continue
-        cpu_start, rss_start = start.get(pid, (0.0, 0))
-        name = role if role == "postgres" else f"{role}:{pid}"
-        row = rows.setdefault(
-            name, {"process": name, "cpu_percent": 0.0, "rss_start_mb": 0.0, "rss_mb": 0.0}
-        )
-        row["cpu_percent"] += 100 * (end[pid][0] - cpu_start) / seconds
-        row["rss_start_mb"] += rss_start / 2**20
-        row["rss_mb"] += end[pid][1] / 2**20
-        if pid in connections:
-            row["connections"] = connections[pid]
-    for row in rows.values():
-        for key in ("cpu_percent", "rss_start_mb", "rss_mb"):
-            row[key] = round(row[key], 1)
-    return list(rows.values())
-
-
 def database_counters() -> tuple[int, int]:
     """Commits and rows read (returned + fetched) of this database so far."""
     with connection.cursor() as cursor:
@@ -313,16 +276,6 @@ def cpu_times() -> tuple[int, int, int]:
     if len(fields) < 8:
         return 0, 0, 0
     return sum(fields), fields[3] + fields[4], fields[7]
-
-
-def machine_report(start: tuple[int, int, int], end: tuple[int, int, int]) -> dict[str, float]:
-    """Shares of the machine's CPU time over the window: busy, and stolen by the host. A run
-    that lost a tenth of its time to the host's other guests says so beside its figures."""
-    total = max(end[0] - start[0], 1)
-    return {
-        "busy_percent": round(100 * (total - (end[1] - start[1])) / total, 1),
-        "stolen_percent": round(100 * (end[2] - start[2]) / total, 1),
-    }
 
 
 def load_average() -> str:
@@ -742,28 +695,8 @@ async def measure(stats: Stats, args, pids: dict[int, str], seconds: float) -> d
             "rows_read": round((rows_end - rows_start) / moves, 1),
         },
         "broker": {"start": broker_start, "end": broker_end},
-        "stretches": stretch_report(stats.timeline, started, cpu_marks),
+        "stretches": stretch_report(stats.timeline, started, cpu_marks, STRETCH_SECONDS),
     }
-
-
-def stretch_report(
-    timeline: list[tuple[float, float, bool]], started: float, cpu_marks: list[tuple[int, int, int]]
-) -> list[dict[str, Any]]:
-    """The last seat's latency, the games ended and the machine's shares, stretch by stretch
-    (a move counts in the stretch it was sent in)."""
-    rows = []
-    for index, (cpu_from, cpu_to) in enumerate(itertools.pairwise(cpu_marks)):
-        low, high = index * STRETCH_SECONDS, (index + 1) * STRETCH_SECONDS
-        moves = [(late, ended) for sent, late, ended in timeline if low <= sent - started < high]
-        rows.append(
-            {
-                "from_second": low,
-                "last_seat": percentiles([late for late, _ in moves]),
-                "games_ended": sum(ended for _, ended in moves),
-                **machine_report(cpu_from, cpu_to),
-            }
-        )
-    return rows
 
 
 def print_run(title: str, result: dict) -> None:

@@ -37,12 +37,12 @@ application = ProtocolTypeRouter(
         ),
     }
 )
-# What start-up loaded (Django, the models, the routes: some 190,000 objects) lives as long as
-# the process. Left to the collector, every full collection walked all of it again, a pause of
-# 120-180 ms for every socket of the process; frozen, it is never scanned.
+# What start-up loaded (Django, the models, the routes) lives as long as the process. Left to
+# the collector, every full collection walked all of it again, a pause for every socket of the
+# process; frozen, it is never scanned.
 gc.freeze()
-# The sockets' own objects (some 190 each) still take a full collection 50-100 ms, which at
-# Python's default thresholds came every half minute under load, and young ones several times a
-# second. Collected every 5,000 new objects instead of 700, most of a move's objects are gone
-# before the collector looks, and a full collection comes every few minutes.
+# The sockets' own objects still make a full collection long, and at Python's default
+# thresholds full collections came often under load, young ones many times a second. Collected
+# every 5,000 new objects instead of 700, most of a move's objects are gone before the collector
+# looks, and full collections are rare.
 gc.set_threshold(*COLLECTOR_THRESHOLDS)

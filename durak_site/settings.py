@@ -129,8 +129,8 @@ REDIS_URL = os.environ.get("REDIS_URL") or embedded.DEFAULT_REDIS_URL
 DATABASES = {
     "default": dj_database_url.parse(
         DATABASE_URL,
-        # A connection borrowed from the pool is checked with an empty query first (about
-        # 0.1 ms): after PostgreSQL restarts, no call fails on a connection that died with it.
+        # A connection borrowed from the pool is checked with an empty query first, which costs
+        # little: after PostgreSQL restarts, no call fails on a connection that died with it.
         conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
     ),
 }
@@ -148,7 +148,7 @@ DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
 DB_THREADS = int(os.environ.get("DB_THREADS", "4"))
 # Each process keeps its connections open in a pool, and every piece of database work borrows
 # one. Under ASGI Django serves each page request on a thread of its own, so a connection kept
-# per thread was opened anew for every request: about 7 ms of CPU, most of it PostgreSQL's.
+# per thread was opened anew for every request, at a cost in CPU, most of it PostgreSQL's.
 # docs/deployment.md sizes the pools against max_connections.
 DATABASES["default"]["OPTIONS"]["pool"] = {
     "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "2")),

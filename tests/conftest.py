@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.conf import settings
 from django.core.cache import cache
@@ -14,8 +16,45 @@ def pytest_configure(config: pytest.Config) -> None:
     embedded.start()
 
 
+TESTS_DIR = Path(__file__).resolve().parent
+# Every test in these folders carries the folder's marker.
+FOLDER_MARKERS = {"e2e": "e2e", "resilience": "resilience"}
+# The fixtures that start server processes (Daphne, Celery, the whole platform): a test that
+# uses one is `live`.
+SERVER_FIXTURES = frozenset(
+    {
+        "daphne_server",
+        "celery_worker",
+        "platform",
+        "web",
+        "worker",
+        "server",
+        "reporting_server",
+        "proxied_server",
+        "proxied",
+        "fast_server",
+        "cluster",
+    }
+)
+# The time limit of a test that starts servers or is marked slow, unless it sets its own: the
+# first test of a session's servers also waits for them to start, and none waits longer inside
+# than a backup's dump and restore do. Every other test has pyproject.toml's limit.
+LONG_TEST_TIMEOUT_SECONDS = 600
+LONG_MARKERS = ("e2e", "live", "resilience", "slow")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Run the slow browser tests last, so every quicker result is known first."""
+    """Mark each test by its folder and by the server fixtures it uses; run the browser tests
+    last, so every quicker result is known first."""
+    for item in items:
+        folder = item.path.relative_to(TESTS_DIR).parts[0]
+        if folder in FOLDER_MARKERS:
+            item.add_marker(FOLDER_MARKERS[folder])
+        if SERVER_FIXTURES & set(item.fixturenames):
+            item.add_marker("live")
+        long = any(item.get_closest_marker(marker) for marker in LONG_MARKERS)
+        if long and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(LONG_TEST_TIMEOUT_SECONDS))
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
 
 

@@ -4,8 +4,12 @@
     services, migrations, one Daphne per core (WEB_PROCESSES) on one shared listening socket,
     Celery worker and beat, the metrics server (and Prometheus and Grafana when installed),
     each restarted (with backoff) when it dies
+``python -m durak_site.ops.launcher setup``
+    the tests' system tools (Chromium, Prometheus, LibreOffice Calc, Poppler) from Debian's
+    packages
 ``python -m durak_site.ops.launcher test``
-    the script unit tests (node --test), then services, migrations, a browser and pytest
+    the script unit tests (node --test), then services and pytest (``--quick``: without the
+    server, browser, resilience and slow tests)
 
 Called by the ``dev`` script after it has prepared the virtual environment.
 """
@@ -343,31 +347,50 @@ def run() -> int:
 
 
 # The tests' system tools, by the command they provide and the Debian package that has it: the
-# browser tests' Chromium, and Prometheus for the alert-rule and dashboard checks.
-TEST_TOOLS = {"chromium": "chromium", "promtool": "prometheus"}
+# browser tests' Chromium, Prometheus for the alert-rule and dashboard checks, LibreOffice Calc
+# and Poppler for the check that the spreadsheet exports open in an office program.
+TEST_TOOLS = {
+    "chromium": "chromium",
+    "promtool": "prometheus",
+    "soffice": "libreoffice-calc-nogui",
+    "pdftoppm": "poppler-utils",
+}
+# The markers of the tests that start servers or take long; ``test --quick`` leaves them out.
+QUICK_SELECTION = "not e2e and not live and not resilience and not slow"
 
 
-def install_test_tools() -> None:
-    """Install the tests' missing system tools from Debian's packages where this may (as root)."""
-    missing = [package for command, package in TEST_TOOLS.items() if not shutil.which(command)]
-    if not missing or os.geteuid() != 0 or not shutil.which("apt-get"):
-        return
-    _say(f"installing {', '.join(missing)} from Debian packages ...")
-    apt_env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-qq"], env=apt_env, check=False)
-    subprocess.run(["apt-get", "install", "-y", "-qq", *missing], env=apt_env, check=False)
+def missing_test_tools() -> dict[str, str]:
+    """The tests' system tools not on ``PATH``: command -> Debian package."""
+    return {
+        command: package for command, package in TEST_TOOLS.items() if not shutil.which(command)
+    }
 
 
-def ensure_browser() -> str | None:
-    """Find a Chromium for the browser tests, or install Playwright's where Debian's is missing."""
-    install_test_tools()
-    for candidate in ("chromium", "chromium-browser"):
-        path = shutil.which(candidate)
-        if path:
-            return path
-    _say("installing Playwright's Chromium ...")
-    result = subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"])
-    return "playwright" if result.returncode == 0 else None
+def setup() -> int:
+    """``./dev setup``: install the tests' missing system tools from Debian's packages (as
+    root), once, before ``./dev test``."""
+    missing = missing_test_tools()
+    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
+        _say(f"installing {', '.join(missing.values())} from Debian packages ...")
+        apt_env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=apt_env, check=False)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", *missing.values()], env=apt_env, check=False
+        )
+        missing = missing_test_tools()
+    if "chromium" in missing and not shutil.which("chromium-browser"):
+        _say("installing Playwright's Chromium ...")
+        if subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"]).returncode:
+            return 1
+        del missing["chromium"]
+    if missing:
+        _say(
+            f"still missing: {', '.join(missing)}; as root: apt-get install "
+            f"{' '.join(missing.values())}"
+        )
+        return 1
+    _say("the tests' system tools are installed")
+    return 0
 
 
 def script_tests() -> int:
@@ -383,6 +406,20 @@ def script_tests() -> int:
 
 
 def test(pytest_args: list[str]) -> int:
+    """``./dev test [--quick] [pytest args]``: the script unit tests, then pytest; ``--quick``
+    leaves out the tests that start servers or take long (the inner loop)."""
+    quick = "--quick" in pytest_args
+    if quick:
+        pytest_args = ["-m", QUICK_SELECTION, *(arg for arg in pytest_args if arg != "--quick")]
+    else:
+        missing = missing_test_tools()
+        if "chromium" in missing and shutil.which("chromium-browser"):
+            del missing["chromium"]
+        if missing:
+            _say(
+                f"missing {', '.join(missing)}: the tests that need them fail; ./dev setup "
+                "installs them"
+            )
     failed = script_tests()
     if failed:
         _say("the script unit tests failed; pytest was not started")
@@ -393,8 +430,8 @@ def test(pytest_args: list[str]) -> int:
     # The concurrency tests run fifty threads in one process, each holding a connection as
     # fifty processes would: more than a web process's pool lets it keep.
     os.environ.setdefault("DB_POOL_MAX_SIZE", "64")
-    browser = ensure_browser()
-    if browser and browser != "playwright":
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser:
         os.environ.setdefault("CHROMIUM_PATH", browser)
     try:
         return subprocess.run(
@@ -445,7 +482,9 @@ def restore(path: str) -> int:
 
 
 USAGE = """usage: dev run                      the whole platform
+       dev setup                    install the tests' system tools (as root, once)
        dev test [pytest args]       every test
+       dev test --quick [args]      the inner loop: no servers, no browser, nothing slow
        dev manage COMMAND [args]    a manage.py command (ledger_check, verify_game ID, ...)
        dev backup                   a backup of the database into var/backups/
        dev restore FILE             restore a backup, then check the books
@@ -454,7 +493,8 @@ USAGE = """usage: dev run                      the whole platform
 
 def main(argv: list[str]) -> int:
     _log_for(argv[0] if argv else "")
-    if not argv or argv[0] not in {"run", "test", "manage", "backup", "restore", "services"}:
+    commands = {"run", "setup", "test", "manage", "backup", "restore", "services"}
+    if not argv or argv[0] not in commands:
         print(USAGE)
         return 2
     if argv[0] == "restore" and len(argv) != 2:
@@ -464,6 +504,8 @@ def main(argv: list[str]) -> int:
     try:
         if command == "run":
             return run()
+        if command == "setup":
+            return setup()
         if command == "test":
             return test(rest)
         if command == "manage":

@@ -3,12 +3,12 @@
 Every process waiting on the shared socket is woken by a new connection, and Twisted then
 accepts up to a hundred waiting connections at once (more, the more it finds). So the first
 process to wake takes a whole crowd of sockets (a table's players arriving, a restart's
-reconnects) while the others stay idle: 94 of 100 sockets landed in one of two processes. Taking
-one connection per wakeup leaves each next one to whichever process is free first.
+reconnects) while the others stay idle. Taking one connection per wakeup leaves each next one
+to whichever process is free first.
 
-That still left the sockets unevenly shared (328 and 472 of 800 in one run; a process started
-beside one already serving took none of the next 20), and a socket's moves are worked by its
-process for as long as it stays open, so the busier process's queue was the tail of every move.
+That still left the sockets unevenly shared (a process started beside one already serving took
+hardly any of the next ones), and a socket's moves are worked by its process for as long as it
+stays open, so the busier process's queue was the tail of every move.
 The web processes of a machine therefore keep a small table in a file they all map
 (``ConnectionShare``, at ``WEB_SHARE_FILE``, a row each) of each one's open connections and
 latest beat. A process holding ``SLACK`` or more connections beyond the fewest of the others

@@ -117,6 +117,7 @@ def test_too_big_is_refused_not_guessed():
     assert endgame_puzzle(game, Solver(node_limit=3)) is None
 
 
+@pytest.mark.slow
 def test_puzzles_from_real_endgames_have_exactly_one_escaping_move():
     rng = random.Random(4141)
     found = 0

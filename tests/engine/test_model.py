@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -250,6 +251,7 @@ def check_step(game: Game, limit: int | None) -> None:
                 assert action not in listed, (state, seat, action)
 
 
+@pytest.mark.slow
 @settings(max_examples=32, deadline=None)
 @given(
     st.integers(2, 6),

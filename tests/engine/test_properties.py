@@ -61,6 +61,7 @@ def cards_by_place(state: dict) -> Counter:
     return Counter(places + state["discard"])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(games())
 def test_cards_are_conserved_and_every_game_finishes_with_every_seat_placed(case):
@@ -82,6 +83,7 @@ def test_cards_are_conserved_and_every_game_finishes_with_every_seat_placed(case
         assert game.places[-1] == [game.durak]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(games())
 def test_state_round_trips_through_json_at_every_step(case):
@@ -93,6 +95,7 @@ def test_state_round_trips_through_json_at_every_step(case):
         assert restored.deadline_kind == game.deadline_kind
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(games())
 def test_every_listed_action_is_accepted(case):
@@ -117,6 +120,7 @@ def random_action(rng: random.Random) -> object:
     )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(games(), st.integers(0, 2**32))
 def test_random_actions_are_accepted_only_when_legal_and_otherwise_change_nothing(case, junk_seed):
@@ -141,6 +145,7 @@ def test_random_actions_are_accepted_only_when_legal_and_otherwise_change_nothin
         assert game.to_dict() == before
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(games())
 def test_views_never_show_another_seats_cards_or_the_talon(case):

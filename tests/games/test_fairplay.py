@@ -46,6 +46,7 @@ def test_ordinary_play_with_random_pairings_is_not_flagged():
     assert found.pairs == [] and found.shared_clients == [] and found.away == []
 
 
+@pytest.mark.slow
 def test_a_pair_that_keeps_meeting_is_flagged_with_the_money_between_them():
     players = [create_player(balance=BALANCE) for _ in range(10)]
     ordinary_play(players, games=50)
@@ -120,6 +121,7 @@ def test_the_seat_records_the_address_and_browser_of_the_request(client):
     assert client.cookies["browser"].value == browser_id  # one browser, whoever logs in
 
 
+@pytest.mark.slow
 def test_a_player_the_server_keeps_playing_for_is_flagged_and_the_others_are_not():
     sleeper = create_player(balance=BALANCE)
     others = [create_player(balance=BALANCE) for _ in range(6)]

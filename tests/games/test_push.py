@@ -414,6 +414,7 @@ def test_without_a_key_pair_the_profile_offers_nothing_and_subscriptions_are_ref
     assert not PushSubscription.objects.exists()
 
 
+@pytest.mark.live
 @pytest.mark.django_db(transaction=True)
 def test_a_table_starting_and_a_move_reach_the_phones_through_a_real_worker(push_service, settings):
     """The whole way: the command commits, its notices leave through the process's sender

@@ -10,9 +10,15 @@ from openskill.models import PlackettLuce
 from games import services
 from games.models import BankDistribution, Game, Rating, RatingChange
 from games.rating import display_rating
+from games.services import play
 from tests.games.test_services import play_out, seated_game
 
 pytestmark = pytest.mark.django_db
+
+# Deals of two players that the engine's bots play to a known end, found by playing the seeds in
+# turn: a winner and a durak, and both players out together.
+DECISIVE_SEED = f"{1:064x}"
+DRAWN_SEED = f"{29:064x}"
 
 
 def places_of(game: Game) -> list[list[int]]:
@@ -67,14 +73,25 @@ def test_a_game_is_rated_exactly_once():
         RatingChange.objects.create(game=game, user=users[0], mu=1.0, sigma=1.0)
 
 
-def test_a_winner_climbs_and_the_durak_falls():
+def test_a_winner_climbs_and_the_durak_falls(monkeypatch):
+    monkeypatch.setattr(play, "new_seed", lambda: DECISIVE_SEED)
     game, users = seated_game(2)
     game = play_out(game, users)
-    places = places_of(game)
-    if len(places) < 2:
-        pytest.skip("this deal ended in a draw")
-    winner, loser = users[places[0][0]], users[places[1][0]]
+    assert places_of(game) == [[0], [1]]
+    winner, loser = users
     assert Rating.objects.get(user=winner).mu > 25 > Rating.objects.get(user=loser).mu
+
+
+def test_a_draw_leaves_both_players_level_and_their_ratings_surer(monkeypatch):
+    monkeypatch.setattr(play, "new_seed", lambda: DRAWN_SEED)
+    game, users = seated_game(2)
+    game = play_out(game, users)
+    assert places_of(game) == [[0, 1]]
+    newcomer = PlackettLuce().rating()
+    for user in users:
+        rating = Rating.objects.get(user=user)
+        assert rating.mu == pytest.approx(newcomer.mu, abs=1e-9)
+        assert rating.sigma < newcomer.sigma
 
 
 def test_rating_rebuild_finds_a_tampered_rating_and_fixes_it(capsys):

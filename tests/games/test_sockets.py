@@ -372,6 +372,7 @@ async def test_a_flood_is_warned_once_and_then_closed(snapshots):
     assert metric_value("durak_refusals_total", code="4408") - closed == 1
 
 
+@pytest.mark.slow
 async def test_the_rate_limit_is_shared_by_all_sockets_of_a_user(snapshots):
     users = await players(2)
     table = await open_table(users, 2)
@@ -404,6 +405,7 @@ async def test_the_rate_limit_is_shared_by_all_sockets_of_a_user(snapshots):
         await client.close()
 
 
+@pytest.mark.slow
 async def test_the_budget_is_shared_by_all_sockets_of_an_address(snapshots):
     users = await players(10)
     table = await open_table(users[:2], 2)

@@ -7,7 +7,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.servers import BASE_DIR, server_env
+
+# The check runs a web process's start-up in a process of its own.
+pytestmark = pytest.mark.slow
 
 # Django, the models and the routes alone make well over this many objects.
 STARTUP_OBJECTS = 50_000

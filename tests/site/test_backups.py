@@ -119,6 +119,7 @@ def books() -> dict:
     }
 
 
+@pytest.mark.live
 def test_backup_loss_of_the_database_and_restore_give_back_the_same_books(
     transactional_db, tmp_path
 ):
@@ -162,6 +163,7 @@ def target(transactional_db):
     _drop(*[database for database in _databases() if database.startswith(name)])
 
 
+@pytest.mark.live
 def test_a_restore_keeps_the_database_it_replaces_and_refuses_one_in_use(target, tmp_path):
     create_player(balance=777)
     url = backups.with_database(test_database_url(), target)
@@ -221,6 +223,7 @@ def test_the_nightly_schedule_is_configurable_and_can_be_off():
             backups.nightly_schedule(wrong)
 
 
+@pytest.mark.live
 def test_restore_names_an_unreachable_server_in_one_line(tmp_path):
     dump = tmp_path / "durak-20260101-000000-000000.dump"
     dump.write_bytes(b"PGDMP")

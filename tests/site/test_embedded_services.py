@@ -6,9 +6,12 @@ import sys
 from pathlib import Path
 
 import psycopg
+import pytest
 import redis
 
 from tests.servers import free_port
+
+pytestmark = pytest.mark.live
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 

@@ -46,6 +46,7 @@ def test_a_process_that_keeps_failing_waits_longer_each_time_until_it_runs_long_
     assert backoff.failed(now + launcher.HEALTHY_AFTER_SECONDS) == 0.5
 
 
+@pytest.mark.live
 def test_two_daphnes_serve_one_listening_socket_and_either_alone_keeps_serving():
     port = free_port()
     listener = launcher.listening_socket("127.0.0.1", port)
@@ -84,6 +85,7 @@ def wait_until(condition: Callable[[], bool], timeout: float = 60) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.live
 def test_a_web_process_started_later_takes_new_connections_until_both_hold_as_many(tmp_path):
     port = free_port()
     listener = launcher.listening_socket("127.0.0.1", port)

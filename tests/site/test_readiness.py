@@ -15,6 +15,9 @@ from django.db import connection
 
 from tests.servers import free_port, test_database_url
 
+# Each check runs Django in a process of its own.
+pytestmark = pytest.mark.slow
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 
 
@@ -104,17 +107,20 @@ def test_an_empty_database_is_reported_as_not_migrated(scratch_database, command
     assert "./dev manage migrate" in line
 
 
+@pytest.mark.live
 def test_the_run_command_refuses_an_unreachable_database():
     line = _one_line_refusal(_run(RUN, UNREACHABLE.format(port=free_port())))
     assert "cannot reach the platform's PostgreSQL" in line
 
 
+@pytest.mark.live
 def test_the_run_command_refuses_a_foreign_database(scratch_database):
     url = scratch_database("CREATE TABLE customers (id int)")
     line = _one_line_refusal(_run(RUN, url))
     assert "is not the platform's" in line
 
 
+@pytest.mark.live
 def test_dev_manage_runs_a_command_against_the_platforms_database(transactional_db):
     checked = _run(["-m", "durak_site.ops.launcher", "manage", "ledger_check"], test_database_url())
     assert checked.returncode == 0, checked.stderr

@@ -17,7 +17,7 @@ from durak_site.ops.json_logs import FIELDS
 from tests.sentry import SentryStandIn, sentry_stand_in
 from tests.servers import BASE_DIR, end_process, free_port, server_env
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
 
 
 def lines_of(path: Path) -> list[str]:

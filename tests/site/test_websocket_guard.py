@@ -58,6 +58,7 @@ async def test_logged_in_user_from_our_origin_is_accepted():
     await communicator.disconnect()
 
 
+@pytest.mark.slow
 async def test_an_idle_socket_stays_open():
     """Nothing is said for longer than the Redis client's default read timeout (5 s)."""
     cookie = await _session_cookie_for("Tihon")

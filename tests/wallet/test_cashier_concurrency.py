@@ -38,6 +38,7 @@ def pay(payment: Payment) -> str:
     return response.content.decode()
 
 
+@pytest.mark.slow
 @CASHIER
 def test_fifty_threads_mixing_the_cashier_and_stakes_end_exact(make_user):
     players = [make_user() for _ in range(PLAYERS)]

@@ -41,6 +41,7 @@ def _places(game_id: int, seats: int) -> list[list[int]]:
     return places
 
 
+@pytest.mark.slow
 def test_fifty_threads_end_with_exact_balances(make_user):
     players = [make_user(balance=START) for _ in range(THREADS)]
     table_of = {i: i % TABLES + 1 for i in range(THREADS)}
