@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from games.engine import OPTIONS, Game, IllegalAction, table_options
+from games.engine import OPTIONS, Game, table_options
+from tests.engine.test_rules import assert_rejected, attack, defend, hand, transfer
 
 TAKE = {"type": "take"}
 PASS = {"type": "pass"}
@@ -27,30 +28,6 @@ def position(*hands: str, talon: str = "", trump: str = "H", attacker: int = 0, 
             **extra,
         }
     )
-
-
-def attack(*cards: str) -> dict:
-    return {"type": "attack", "cards": list(cards)}
-
-
-def defend(attacked: str, card: str) -> dict:
-    return {"type": "defend", "attack": attacked, "card": card}
-
-
-def transfer(*cards: str) -> dict:
-    return {"type": "transfer", "cards": list(cards)}
-
-
-def hand(game: Game, seat: int) -> set[str]:
-    return set(game.to_dict()["hands"][seat])
-
-
-def assert_rejected(game: Game, seat: int, action: dict, code: str) -> None:
-    before = game.to_dict()
-    with pytest.raises(IllegalAction) as raised:
-        game.apply(seat, action)
-    assert raised.value.code == code
-    assert game.to_dict() == before
 
 
 def all_cards(game: Game) -> list[str]:
