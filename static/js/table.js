@@ -144,7 +144,10 @@ bindCopyButtons();
 
 // ------------------------------------------------------------------ messages (from the server)
 
+let statesReceived = 0; // over this page's sockets, for whoever waits for the first
+
 function receiveState(message) {
+  statesReceived += 1;
   input.drag.cancel(); // the hand under the finger may be about to change
   stopFlights();
   if (!store.continues(message)) {
@@ -251,4 +254,5 @@ window.durakTable = {
   get flights() { return motionCount.started; },
   get inFlight() { return Boolean(store.inFlight); },
   get connected() { return socket.connected; },
+  get statesReceived() { return statesReceived; },
 };

@@ -35,7 +35,9 @@ def open_table(
 ) -> Page:
     page = log_in(browser, live_url, user, viewport, locale)
     page.goto(f"{live_url}/table/{table_id}/")
-    page.wait_for_function("() => window.durakTable && window.durakTable.connected")
+    # The socket's first state, sent on connect, has arrived: none is due that would redraw
+    # the page under the test.
+    page.wait_for_function("() => window.durakTable && window.durakTable.statesReceived > 0")
     expect(page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
     # Positions are compared later: measure only once the page's fonts have loaded.
     page.evaluate("() => document.fonts.ready.then(() => true)")
