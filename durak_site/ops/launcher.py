@@ -483,6 +483,7 @@ def restore(path: str) -> int:
 
 USAGE = """usage: dev run                      the whole platform
        dev setup                    install the tests' system tools (as root, once)
+       dev lock [--upgrade]         requirements.lock from requirements.txt, with hashes
        dev test [pytest args]       every test
        dev test --quick [args]      the inner loop: no servers, no browser, nothing slow
        dev manage COMMAND [args]    a manage.py command (ledger_check, verify_game ID, ...)
