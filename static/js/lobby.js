@@ -2,6 +2,7 @@
 import { formatMoney, readJson, t } from "./i18n.js";
 import { optionBadgeElements } from "./option_badges.js";
 import { tableVisible } from "./options.js";
+import { showInvite } from "./invites.js";
 import { ReconnectingSocket, offlineMessage } from "./socket.js";
 
 const list = document.getElementById("table-list");
@@ -86,6 +87,9 @@ function onMessage(message) {
     tables.set(message.table.id, message.table);
   } else if (message.type === "table_removed") {
     tables.delete(message.id);
+  } else if (message.type === "invite") {
+    showInvite(message);
+    return;
   } else {
     return;
   }
