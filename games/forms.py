@@ -124,6 +124,8 @@ class TableCreateForm(StakeForm, OptionsForm):
         + [(percent, f"{percent} %") for percent in (50, 70, 80, 90, 100)],
         coerce=int,
         initial=0,
+        required=False,
+        empty_value=0,
     )
 
     def clean(self):

@@ -9,6 +9,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.urls import reverse
+from django.utils import translation
 
 from durak_site.accounts import relations
 from durak_site.accounts.models import Block, Friendship, PlayerNote
@@ -269,13 +270,16 @@ def test_reliability_counts_games_left_to_the_server_and_tables_may_ask_for_a_mi
     with pytest.raises(GameError) as refused:
         services.table_join(table_id=table.pk, user=late)
     assert refused.value.code == "reliability_too_low"
-    assert "80 %" in str(refused.value.message) and "0 %" in str(refused.value.message)
+    with translation.override("en"):
+        told = str(refused.value.message)
+    assert told == "This table asks for a reliability of at least 80 %; yours is 0 %."
     assert user_balance(user=late) == balance
     assert not Seat.objects.filter(table=table, user=late).exists()
     newcomer = create_player()
     with pytest.raises(GameError) as unknown:
         services.table_join(table_id=table.pk, user=newcomer)
-    assert "no games with a stake yet" in str(unknown.value.message)
+    with translation.override("en"):
+        assert str(unknown.value.message).endswith("you have no games with a stake yet.")
     services.table_join(table_id=table.pk, user=anna)  # 100 %
 
     # Quick play passes over a table he may not join and opens one of his own.
@@ -338,3 +342,31 @@ async def test_an_invitation_reaches_every_socket_of_the_friend_and_nobody_else(
     for socket in (boris_lobby, vera_lobby):
         await socket.disconnect()
     await boris_at_table.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_blocked_player_is_not_heard_by_who_blocked_him_from_that_moment(snapshots):
+    db = database_sync_to_async
+    anna, boris = [await db(create_player)() for _ in range(2)]
+    table = await db(services.table_create)(user=anna, stake=STAKE, seats=2)
+    await db(services.table_join)(table_id=table.pk, user=boris)
+    anna_socket = TableClient(anna, table.pk, snapshots)
+    boris_socket = TableClient(boris, table.pk, snapshots)
+    for socket in (anna_socket, boris_socket):
+        await socket.connect()
+    for socket in (anna_socket, boris_socket):
+        await socket.drain()
+
+    await db(services.player_block)(user=anna, nickname=boris.username)
+    assert (await anna_socket.receive("chat_mutes"))["muted"] == []  # blocked, not muted
+    await boris_socket.send({"type": "chat", "text": "unheard"})
+    assert (await boris_socket.receive("chat"))["text"] == "unheard"
+    await anna_socket.nothing_more()
+
+    await db(services.player_unblock)(user=anna, nickname=boris.username)
+    await anna_socket.receive("chat_mutes")
+    await boris_socket.send({"type": "chat", "text": "heard again"})
+    assert (await anna_socket.receive("chat"))["text"] == "heard again"
+    for socket in (anna_socket, boris_socket):
+        await socket.close()
