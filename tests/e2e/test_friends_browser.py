@@ -87,3 +87,10 @@ def test_a_friend_request_and_an_invitation_are_accepted_from_the_other_browser(
         "leads trumps early",
         "red",
     )
+
+    # Her profile shows him the same note, and that they are friends; it fits the screen.
+    guest.goto(f"{live_url}/players/{anna.username}/")
+    expect(guest.get_by_test_id("note-text")).to_have_value("leads trumps early")
+    expect(guest.get_by_test_id("relation")).to_be_visible()
+    assert guest.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+    shot(screenshot, guest, "profile-note", viewport, locale)

@@ -20,7 +20,7 @@ from games.effects import PlayerNotice, UserNotice
 from games.engine import Game as EngineGame
 from games.models import Game, Seat, Table
 from games.selectors.friends import friends_overview
-from games.selectors.reliability import player_reliability
+from games.selectors.reliability import Reliability, player_reliability
 from games.services import GameError, chat, notices
 from games.services import friends as friend_services
 from tests.games.conftest import STAKE, TableClient, create_player
@@ -225,14 +225,15 @@ def test_an_invitation_is_checked_limited_and_queues_a_notice_and_a_push(
 
 
 @pytest.mark.django_db
-def test_the_friends_page_shows_who_is_online_and_where():
+def test_the_friends_page_shows_who_is_online_and_where(django_assert_num_queries):
     anna, boris, vera = (create_player() for _ in range(3))
     befriend(anna, boris)
     befriend(vera, anna)
     relations.friend_request(user=create_player(nickname="asker"), nickname=anna.username)
     table = services.table_create(user=boris, stake=STAKE, seats=3)
     presence.claim(vera.pk, "vera-lobby", 8)
-    overview = friends_overview(user=anna)
+    with django_assert_num_queries(4):  # however many friends: presence is one Redis round trip
+        overview = friends_overview(user=anna)
     assert [(f["nickname"], f["online"], f["table"]) for f in overview["friends"]] == [
         (vera.username, True, None),
         (boris.username, False, {"id": table.pk, "private": False}),
@@ -250,29 +251,36 @@ def time_out_once(game: Game) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_reliability_counts_games_left_to_the_server_and_tables_may_ask_for_a_minimum():
-    game, (anna, boris) = seated_game(2)
-    play_out(game, [anna, boris])
+def test_reliability_counts_games_left_to_the_server_and_tables_may_ask_for_a_minimum(
+    django_assert_num_queries,
+):
     game, users = seated_game(2)
-    # The server leads for the first player to move: that game was left to the server.
+    play_out(game, users)
+    # Their second game: the server leads for the first player to move, whose time ran out.
+    second = services.table_create(user=users[0], stake=STAKE, seats=2)
+    services.table_join(table_id=second.pk, user=users[1])
+    game = Game.objects.get(table=second)
     by_id = {user.pk: user for user in users}
     late = by_id[game.players[EngineGame.from_dict(game.state).waiting_for[0]]]
+    clean = next(user for user in users if user != late)
     time_out_once(game)
     play_out(game, users)
-    clean = next(user for user in users if user != late)
-    assert player_reliability(user_id=late.pk).percent == 0
-    assert player_reliability(user_id=clean.pk).percent == 100
-    assert player_reliability(user_id=anna.pk).percent == 100
+    with django_assert_num_queries(1):
+        assert player_reliability(user_id=late.pk) == Reliability(counted=2, clean=1)
+    assert player_reliability(user_id=late.pk).percent == 50
+    assert player_reliability(user_id=clean.pk) == Reliability(counted=2, clean=2)
     assert player_reliability(user_id=create_player().pk).percent is None
+    playing = seated_game(2)[1][0]  # in his first game: nothing finished yet
+    assert player_reliability(user_id=playing.pk).percent is None
 
-    table = services.table_create(user=clean, stake=STAKE, seats=3, min_reliability=80)
+    table = services.table_create(user=create_player(), stake=STAKE, seats=3, min_reliability=80)
     balance = user_balance(user=late)
     with pytest.raises(GameError) as refused:
         services.table_join(table_id=table.pk, user=late)
     assert refused.value.code == "reliability_too_low"
     with translation.override("en"):
         told = str(refused.value.message)
-    assert told == "This table asks for a reliability of at least 80 %; yours is 0 %."
+    assert told == "This table asks for a reliability of at least 80 %; yours is 50 %."
     assert user_balance(user=late) == balance
     assert not Seat.objects.filter(table=table, user=late).exists()
     newcomer = create_player()
@@ -280,14 +288,14 @@ def test_reliability_counts_games_left_to_the_server_and_tables_may_ask_for_a_mi
         services.table_join(table_id=table.pk, user=newcomer)
     with translation.override("en"):
         assert str(unknown.value.message).endswith("you have no games with a stake yet.")
-    services.table_join(table_id=table.pk, user=anna)  # 100 %
 
-    # Quick play passes over a table he may not join and opens one of his own.
+    # Quick play passes over a table he may not join and opens one of his own; a player who
+    # meets the minimum is seated at the older table.
     quick = services.quick_play(user=late, stake=STAKE, seats=3)
     assert quick.pk != table.pk and quick.min_reliability == 0
-    assert services.quick_play(user=boris, stake=STAKE, seats=3).pk == table.pk
+    assert services.quick_play(user=clean, stake=STAKE, seats=3).pk == table.pk
     with pytest.raises(GameError) as bad:
-        services.table_create(user=anna, stake=STAKE, seats=2, min_reliability=101)
+        services.table_create(user=clean, stake=STAKE, seats=2, min_reliability=101)
     assert bad.value.code == "invalid_min_reliability"
     assert Table.objects.filter(min_reliability=101).count() == 0
 
