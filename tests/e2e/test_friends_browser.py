@@ -69,8 +69,10 @@ def test_a_friend_request_and_an_invitation_are_accepted_from_the_other_browser(
     assert Seat.objects.filter(table=table, user=boris, left_at__isnull=True).exists()
     assert Game.objects.filter(table=table).exists()
 
-    # On his table page he writes a private note on Anna, in red, on her player card.
-    guest.locator(".seat[data-testid=seat]").first.click()
+    # On his table page he opens her player card from the keyboard and writes a private note
+    # on her, in red.
+    guest.locator(".seat[data-testid=seat] > .name").first.focus()
+    guest.keyboard.press("Enter")
     card = guest.get_by_test_id("player-card")
     expect(card).to_contain_text(anna.username)
     expect(guest.get_by_test_id("card-relation")).to_be_visible()

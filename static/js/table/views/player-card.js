@@ -91,12 +91,22 @@ slot(dialog, "befriend").addEventListener("click", () => post(urls.friendUrl, { 
 slot(dialog, "block").addEventListener("click", () => post(urlFor(urls.blockUrl, shown), {}));
 slot(dialog, "unblock").addEventListener("click", () => post(urlFor(urls.unblockUrl, shown), {}));
 
-/** Open the card of whoever's plaque inside `board` is clicked. */
+/** Open the card of whoever's plaque inside `board` is clicked, or whose name is pressed
+ * with Enter or Space (it takes the focus like a button). */
 export function bindPlayerCards(board, nicknameAt) {
+  const openAt = (plaque) => {
+    const nickname = nicknameAt(Number(plaque.dataset.seat));
+    if (nickname) open(nickname);
+  };
   board.addEventListener("click", (event) => {
     const plaque = event.target.closest(".seat[data-seat]:not(.empty)");
     if (!plaque || event.target.closest("#hand")) return;
-    const nickname = nicknameAt(Number(plaque.dataset.seat));
-    if (nickname) open(nickname);
+    openAt(plaque);
+  });
+  board.addEventListener("keydown", (event) => {
+    const name = event.target.closest(".seat[data-seat] > .name");
+    if (!name || (event.key !== "Enter" && event.key !== " ")) return;
+    event.preventDefault();
+    openAt(name.parentElement);
   });
 }
