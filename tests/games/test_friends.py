@@ -378,3 +378,27 @@ async def test_a_blocked_player_is_not_heard_by_who_blocked_him_from_that_moment
     assert (await anna_socket.receive("chat"))["text"] == "heard again"
     for socket in (anna_socket, boris_socket):
         await socket.close()
+
+
+@pytest.mark.django_db
+def test_the_card_s_buttons_answer_in_json_and_a_refusal_changes_nothing(client):
+    anna, boris = create_player(), create_player()
+    client.force_login(anna)
+    as_script = {"HTTP_ACCEPT": "application/json"}
+    request_url = reverse("friend_request")
+    answer = client.post(request_url, {"nickname": boris.username}, **as_script)
+    assert (answer.status_code, answer.json()["ok"]) == (200, True)
+    again = client.post(request_url, {"nickname": boris.username}, **as_script)  # a double click
+    assert again.status_code == 400
+    assert again.json() == {"error": "Вы уже отправили этому игроку заявку; дождитесь ответа."}
+    before = state_of_relations()
+    note_url = reverse("player_note", args=[boris.username])
+    assert client.post(note_url, {"text": "x", "colour": "pink"}, **as_script).status_code == 400
+    assert client.post(reverse("player_block", args=["nobody"]), **as_script).status_code == 400
+    assert client.get(note_url).status_code == 405
+    assert state_of_relations() == before
+    # A form (no script) is sent back where it came from, only on this site.
+    block_url = reverse("player_block", args=[boris.username])
+    answer = client.post(block_url, {"next": "https://elsewhere.example/"})
+    assert answer["Location"] == reverse("friends")
+    assert Block.objects.filter(user=anna, blocked=boris).exists()
