@@ -160,6 +160,7 @@ def _strings() -> dict[str, str]:
         "card_asked_you": _("He asked to be your friend"),
         "card_blocked": _("Blocked"),
         "card_action_failed": _("That did not work. Try again."),
+        "lobby_min_reliability": _("reliability from %(percent)s"),
         "invite_text": _(
             "%(name)s invites you to table #%(table)s: stake %(stake)s, %(seats)s players."
         ),

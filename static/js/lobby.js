@@ -51,6 +51,12 @@ function tile(table) {
   const time = document.createElement("span");
   time.textContent = t("lobby_time", { turn: table.turn_seconds });
   meta.append(seats, count, time);
+  if (table.min_reliability) {
+    const reliability = document.createElement("span");
+    reliability.dataset.testid = "table-min-reliability";
+    reliability.textContent = t("lobby_min_reliability", { percent: `${table.min_reliability} %` });
+    meta.append(reliability);
+  }
   const badges = optionBadgeElements(table.options, table.speed);
   const players = document.createElement("div");
   players.className = "players";

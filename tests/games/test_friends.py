@@ -19,6 +19,7 @@ from games import effects, presence, services
 from games.effects import PlayerNotice, UserNotice
 from games.engine import Game as EngineGame
 from games.models import Game, Seat, Table
+from games.selectors import lobby
 from games.selectors.friends import friends_overview
 from games.selectors.reliability import Reliability, player_reliability
 from games.services import GameError, chat, notices
@@ -274,6 +275,7 @@ def test_reliability_counts_games_left_to_the_server_and_tables_may_ask_for_a_mi
     assert player_reliability(user_id=playing.pk).percent is None
 
     table = services.table_create(user=create_player(), stake=STAKE, seats=3, min_reliability=80)
+    assert lobby.table_lobby_entry(table_id=table.pk)["min_reliability"] == 80
     balance = user_balance(user=late)
     with pytest.raises(GameError) as refused:
         services.table_join(table_id=table.pk, user=late)
