@@ -93,6 +93,14 @@ def take(subject: int | str, *, rate: float, burst: float) -> bool:
     return not any(_take_script()(keys=[key(subject)], args=[rate, burst]))
 
 
+def take_all(*buckets: Bucket) -> tuple[Bucket, ...]:
+    """Spend a token of each bucket in one atomic step, or of none when any is empty; the
+    empty ones (none when the tokens were taken)."""
+    args = [number for bucket in buckets for number in (bucket.rate, bucket.burst)]
+    waits = _take_script()(keys=[bucket.name for bucket in buckets], args=args)
+    return tuple(bucket for bucket, wait in zip(buckets, waits, strict=True) if wait)
+
+
 async def take_async(subject: int | str, *, rate: float, burst: float) -> bool:
     """`take` on the running event loop: a socket's message costs no thread."""
     return await take_all_async(Bucket(subject, rate, burst))

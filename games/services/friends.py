@@ -55,12 +55,14 @@ def friend_invite(*, user, nickname: Any, table_id: Any) -> None:
         raise GameError("invite_already_seated")
     if len(seated) >= table.seat_count:
         raise GameError("table_full")
-    if not rate_limits.take(
-        f"invite:{user.pk}:{friend.pk}:{table.pk}", rate=1 / INVITE_REPEAT_SECONDS, burst=1
-    ):
-        raise GameError("invite_repeated")
-    if not rate_limits.take(f"invites:{user.pk}", rate=INVITES_PER_SECOND, burst=INVITES_BURST):
-        raise GameError("invite_too_fast")
+    again = rate_limits.Bucket(
+        f"invite:{user.pk}:{friend.pk}:{table.pk}", 1 / INVITE_REPEAT_SECONDS, 1
+    )
+    empty = rate_limits.take_all(
+        again, rate_limits.Bucket(f"invites:{user.pk}", INVITES_PER_SECOND, INVITES_BURST)
+    )
+    if empty:
+        raise GameError("invite_repeated" if again in empty else "invite_too_fast")
     invitation = {
         "from": user.username,
         "table": table.pk,
