@@ -1,5 +1,5 @@
 """Token buckets in Redis, shared by every process: for sockets' messages and opens, chat
-messages, new tables."""
+messages, new tables, friend requests and invitations."""
 
 from __future__ import annotations
 
