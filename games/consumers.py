@@ -321,6 +321,10 @@ class JsonSocket(AsyncWebsocketConsumer):
     async def chat_mutes(self, event: dict) -> None:
         """The user muted or unmuted a player on another socket; only table sockets care."""
 
+    async def friend_invite(self, event: dict) -> None:
+        """A friend invites the user to his table: every page with a socket shows it."""
+        await self.send_json({"type": "invite", **event["invite"]})
+
 
 class LobbyConsumer(JsonSocket):
     """``/ws/lobby/``: the open public tables, live."""

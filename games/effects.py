@@ -17,6 +17,7 @@ from django.db import transaction
 from durak_site.backends.batched_tasks import BatchedTask
 from durak_site.celery import app as celery_app
 from durak_site.push import services as push
+from durak_site.sockets import session_closes
 from games import broadcast
 from games.models import Table
 from games.selectors import lobby, tables
@@ -119,6 +120,17 @@ class ChatDelivery:
 
 
 @dataclass(frozen=True)
+class UserNotice:
+    """An event for every open socket of one user, lobby and tables, on every process."""
+
+    user_id: int
+    body: dict
+
+    def __call__(self) -> None:
+        broadcast.deliver([broadcast.Message(session_closes.user_group(self.user_id), self.body)])
+
+
+@dataclass(frozen=True)
 class PlayerNotice:
     """Push a notice of ``kind`` about the table to those of the users who do not see it
     (``games.services.notices``), from a task that carries the notices queued with it and is
@@ -159,6 +171,11 @@ def schedule_analysis(*, analysis_id: int) -> None:
 
 def send_chat(*, table_id: int, author_id: int, message: dict) -> None:
     transaction.on_commit(ChatDelivery(table_id, author_id, message))
+
+
+def tell_user(*, user_id: int, body: dict) -> None:
+    """Send `body` (a channel-layer event) to every open socket of the user."""
+    transaction.on_commit(UserNotice(user_id, body))
 
 
 def notify_players(

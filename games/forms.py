@@ -115,6 +115,18 @@ class TableCreateForm(StakeForm, OptionsForm):
         label=_("Time to throw in"), choices=THROW_CHOICES, coerce=int, initial=10
     )
     private = forms.BooleanField(label=_("Private table (by invitation link only)"), required=False)
+    min_reliability = forms.TypedChoiceField(
+        label=_("Minimum reliability"),
+        help_text=_(
+            "The share of a player's last 20 games with a stake he played without timeouts."
+        ),
+        choices=[(0, _("anyone"))]
+        + [(percent, f"{percent} %") for percent in (50, 70, 80, 90, 100)],
+        coerce=int,
+        initial=0,
+        required=False,
+        empty_value=0,
+    )
 
     def clean(self):
         data = super().clean()

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -149,6 +150,10 @@ class Table(GameOptions):
         _("practice"), default=False, help_text=_("One player against bots, without a stake.")
     )
     bot_level = models.CharField(_("bot level"), max_length=8, choices=BotLevel, blank=True)
+    # The least reliability (games.selectors.reliability) a player needs to sit down; 0: none.
+    min_reliability = models.PositiveSmallIntegerField(
+        _("minimum reliability, %"), default=0, validators=[MaxValueValidator(100)]
+    )
     status = models.CharField(_("status"), max_length=8, choices=Status, default=Status.OPEN)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -175,6 +180,9 @@ class Table(GameOptions):
             models.CheckConstraint(
                 condition=Q(turn_seconds__gt=0, throw_seconds__gt=0),
                 name="games_table_times_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(min_reliability__lte=100), name="games_table_min_reliability_range"
             ),
             models.CheckConstraint(
                 condition=Q(commission_percent__gte=0, commission_percent__lt=100),
@@ -401,6 +409,14 @@ class GameEvent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "version"], name="games_event_game_version"),
         ]
+        indexes = [
+            # The server's moves for a seat, which a player's reliability looks up per game.
+            models.Index(
+                fields=["game", "seat"],
+                name="games_event_automatic_idx",
+                condition=Q(automatic=True),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.game} v{self.version}"
@@ -428,6 +444,8 @@ class BankDistribution(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "seat"], name="games_distribution_game_seat"),
         ]
+        # A player's latest finished games, newest first (his reliability, his history).
+        indexes = [models.Index(fields=["user", "-game"], name="games_distribution_user_idx")]
 
     def __str__(self) -> str:
         return f"{self.game} / {self.seat}"

@@ -189,3 +189,13 @@ def audience(table_id: int, user_ids: list[int]) -> tuple[set[int], bool]:
     connected = {user_id for user_id, live in zip(user_ids, counts, strict=True) if live}
     others = {int(member.split(b":", 1)[0]) for member in sockets} - set(user_ids)
     return connected, bool(others)
+
+
+def online(user_ids: list[int]) -> set[int]:
+    """Those of `user_ids` with any live socket (a page of the site open): one round trip."""
+    since = time.time() - STALE_SECONDS
+    with redis_client().pipeline(transaction=False) as pipe:
+        for user_id in user_ids:
+            pipe.zcount(user_key(user_id), since, "+inf")
+        counts = pipe.execute()
+    return {user_id for user_id, live in zip(user_ids, counts, strict=True) if live}

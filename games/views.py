@@ -13,10 +13,14 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from durak_site.accounts import relations
+from durak_site.accounts.models import NoteColour
+from durak_site.accounts.relations import RelationError
 from durak_site.accounts.services import table_settings_of
 from durak_site.backends import rate_limits
 from durak_site.web.client_source import Client, client_of
@@ -35,7 +39,9 @@ from games.models import (
 )
 from games.rating import display_rating
 from games.selectors import boards, stats, tables, watch
+from games.selectors.friends import friends_overview, relation_to
 from games.selectors.lobby import last_options, players_by_stake, table_list_open
+from games.selectors.reliability import player_reliability
 from games.services import GameError
 from wallet.money import format_money
 from wallet.selectors import user_balance
@@ -162,6 +168,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
             "state": state,
             "invite_code": invite_code,
             "table_settings": table_settings_of(user=request.user),
+            "note_colours": NoteColour.choices,
             "stake_block": None if table.practice else services.block_notice(user=request.user),
             "chat_phrases": ChatPhrase.choices,
         },
@@ -248,6 +255,7 @@ def player_card(request: HttpRequest, nickname: str) -> JsonResponse:
     """The small card a click on a player at the table shows: his public figures."""
     player = get_object_or_404(get_user_model(), username__iexact=nickname)
     summary = stats.player_summary(user=player, viewer=request.user)
+    reliability = player_reliability(user_id=player.pk)
     return JsonResponse(
         {
             "nickname": player.username,
@@ -255,7 +263,13 @@ def player_card(request: HttpRequest, nickname: str) -> JsonResponse:
             "wins": summary["wins"],
             "durak": summary["durak"],
             "rating": stats.player_rating_now(user=player),
+            "reliability": reliability.percent,
+            "reliability_games": reliability.counted,
             "profile_url": reverse("profile", args=[player.username]),
+            # What only the viewer sees: his note on the player and where they stand.
+            "note": relations.note_on(author=request.user, player_id=player.pk),
+            "relation": relation_to(viewer=request.user, player_id=player.pk),
+            "is_me": player.pk == request.user.pk,
         }
     )
 
@@ -280,6 +294,10 @@ def profile(request: HttpRequest, nickname: str | None = None) -> HttpResponse:
             "rating": stats.player_rating(user=player),
             "is_me": player == request.user,
             "sees_money": stats.sees_money(owner_id=player.pk, viewer=request.user),
+            "reliability": player_reliability(user_id=player.pk),
+            "note": relations.note_on(author=request.user, player_id=player.pk),
+            "note_colours": NoteColour.choices,
+            "relation": relation_to(viewer=request.user, player_id=player.pk),
         },
     )
 
@@ -307,6 +325,108 @@ def rules(request: HttpRequest) -> HttpResponse:
             "drop_grace_seconds": int(settings.TABLE_DROP_GRACE_SECONDS),
         },
     )
+
+
+# --- friends, blocks and notes --------------------------------------------------------------
+
+
+@login_required
+def friends(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "games/friends.html",
+        {**friends_overview(user=request.user), "note_colours": NoteColour.choices},
+    )
+
+
+def _relation_command(request: HttpRequest, command, done: str, **arguments) -> HttpResponse:
+    """Run a command on the user's relations; answer a script with JSON, a form with a
+    redirect back (to ``next`` when it is on this site) and a message."""
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    try:
+        command(user=request.user, **arguments)
+    except (RelationError, GameError) as error:
+        if wants_json:
+            return JsonResponse({"error": str(error.message)}, status=400)
+        messages.error(request, error.message)
+    else:
+        if wants_json:
+            return JsonResponse({"ok": True, "message": done})
+        messages.success(request, done)
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):
+        back = reverse("friends")
+    return redirect(back)
+
+
+@login_required
+@require_POST
+def friend_request(request: HttpRequest) -> HttpResponse:
+    nickname = request.POST.get("nickname", "").strip()
+    return _relation_command(
+        request, relations.friend_request, _("Friend request sent."), nickname=nickname
+    )
+
+
+@login_required
+@require_POST
+def friend_accept(request: HttpRequest, friendship_id: int) -> HttpResponse:
+    return _relation_command(
+        request, relations.friend_accept, _("You are friends now."), friendship_id=friendship_id
+    )
+
+
+@login_required
+@require_POST
+def friendship_end(request: HttpRequest, friendship_id: int) -> HttpResponse:
+    return _relation_command(
+        request, relations.friendship_end, _("Done."), friendship_id=friendship_id
+    )
+
+
+@login_required
+@require_POST
+def friend_invite(request: HttpRequest) -> HttpResponse:
+    return _relation_command(
+        request,
+        services.friend_invite,
+        _("Invitation sent."),
+        nickname=request.POST.get("nickname", ""),
+        table_id=_posted_id(request.POST.get("table", "")),
+    )
+
+
+@login_required
+@require_POST
+def player_block(request: HttpRequest, nickname: str) -> HttpResponse:
+    return _relation_command(
+        request, services.player_block, _("Player blocked."), nickname=nickname
+    )
+
+
+@login_required
+@require_POST
+def player_unblock(request: HttpRequest, nickname: str) -> HttpResponse:
+    return _relation_command(
+        request, services.player_unblock, _("Player unblocked."), nickname=nickname
+    )
+
+
+@login_required
+@require_POST
+def player_note(request: HttpRequest, nickname: str) -> HttpResponse:
+    return _relation_command(
+        request,
+        relations.note_save,
+        _("Note saved."),
+        nickname=nickname,
+        text=request.POST.get("text", ""),
+        colour=request.POST.get("colour", ""),
+    )
+
+
+def _posted_id(value: str) -> int | None:
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 18 else None
 
 
 # --- learning: post-game analysis and puzzles -------------------------------------------------

@@ -11,7 +11,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.files.storage import FileSystemStorage
 from django.db import models
-from django.db.models.functions import Lower
+from django.db.models.functions import Greatest, Least, Lower
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -192,3 +192,112 @@ class SecondFactor(Authenticator):
         proxy = True
         verbose_name = _("second factor")
         verbose_name_plural = _("second factors")
+
+
+class Friendship(models.Model):
+    """A friend request from one player to another, and once accepted their friendship: one row
+    per pair of players, whichever of them asked."""
+
+    class Status(models.TextChoices):
+        REQUESTED = "requested", _("requested")
+        ACCEPTED = "accepted", _("accepted")
+
+    from_user = models.ForeignKey(
+        User,
+        on_delete=models.CASCADE,
+        related_name="friend_requests_sent",
+        verbose_name=_("asked by"),
+    )
+    to_user = models.ForeignKey(
+        User,
+        on_delete=models.CASCADE,
+        related_name="friend_requests_received",
+        verbose_name=_("asked"),
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.REQUESTED
+    )
+    created_at = models.DateTimeField(_("asked at"), auto_now_add=True)
+    accepted_at = models.DateTimeField(_("accepted at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("friendship")
+        verbose_name_plural = _("friendships")
+        constraints = [
+            models.UniqueConstraint(
+                Least("from_user", "to_user"),
+                Greatest("from_user", "to_user"),
+                name="accounts_friendship_one_per_pair",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(from_user=models.F("to_user")),
+                name="accounts_friendship_not_self",
+            ),
+        ]
+        indexes = [models.Index(fields=["to_user", "status"], name="accounts_friend_to_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.from_user} → {self.to_user}"
+
+
+class Block(models.Model):
+    """A player blocked by another: he cannot invite him, write to him or see him online."""
+
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="blocks", verbose_name=_("player")
+    )
+    blocked = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="blocked_by", verbose_name=_("blocked")
+    )
+    created_at = models.DateTimeField(_("blocked at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("block")
+        verbose_name_plural = _("blocks")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "blocked"], name="accounts_block_once"),
+            models.CheckConstraint(
+                condition=~models.Q(user=models.F("blocked")), name="accounts_block_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ⊘ {self.blocked}"
+
+
+class NoteColour(models.TextChoices):
+    GREY = "grey", _("grey")
+    GREEN = "green", _("green")
+    YELLOW = "yellow", _("yellow")
+    RED = "red", _("red")
+    BLUE = "blue", _("blue")
+    PURPLE = "purple", _("purple")
+
+
+class PlayerNote(models.Model):
+    """What one player wrote down about another, for himself alone."""
+
+    author = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="notes_written", verbose_name=_("author")
+    )
+    player = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="notes_about", verbose_name=_("player")
+    )
+    text = models.CharField(_("note"), max_length=300, blank=True)
+    colour = models.CharField(
+        _("colour"), max_length=8, choices=NoteColour.choices, default=NoteColour.GREY
+    )
+    updated_at = models.DateTimeField(_("changed at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("player note")
+        verbose_name_plural = _("player notes")
+        constraints = [
+            models.UniqueConstraint(fields=["author", "player"], name="accounts_note_once"),
+            models.CheckConstraint(
+                condition=~models.Q(author=models.F("player")), name="accounts_note_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author} · {self.player}"

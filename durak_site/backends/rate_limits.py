@@ -1,5 +1,5 @@
 """Token buckets in Redis, shared by every process: for sockets' messages and opens, chat
-messages, new tables."""
+messages, new tables, friend requests and invitations."""
 
 from __future__ import annotations
 
@@ -91,6 +91,14 @@ def key(subject: int | str) -> str:
 def take(subject: int | str, *, rate: float, burst: float) -> bool:
     """Spend one of the bucket's tokens; False when it has none left (the request is refused)."""
     return not any(_take_script()(keys=[key(subject)], args=[rate, burst]))
+
+
+def take_all(*buckets: Bucket) -> tuple[Bucket, ...]:
+    """Spend a token of each bucket in one atomic step, or of none when any is empty; the
+    empty ones (none when the tokens were taken)."""
+    args = [number for bucket in buckets for number in (bucket.rate, bucket.burst)]
+    waits = _take_script()(keys=[bucket.name for bucket in buckets], args=args)
+    return tuple(bucket for bucket, wait in zip(buckets, waits, strict=True) if wait)
 
 
 async def take_async(subject: int | str, *, rate: float, burst: float) -> bool:

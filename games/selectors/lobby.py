@@ -41,6 +41,7 @@ def _lobby_entry(table: Table) -> dict[str, Any]:
         "options": table.options,
         "private": table.private,
         "status": table.status,
+        "min_reliability": table.min_reliability,
     }
 
 

@@ -42,6 +42,7 @@ from games.services.chat import (
     chat_report,
     chat_reports_dismiss,
 )
+from games.services.friends import friend_invite, player_block, player_unblock
 from games.services.play import game_apply_action, game_timeout
 from games.services.practice import bot_play, practice_start
 from games.services.puzzles import (
@@ -79,10 +80,13 @@ __all__ = [
     "chat_report",
     "deadline_next",
     "deadlines_fire",
+    "friend_invite",
     "chat_reports_dismiss",
     "game_apply_action",
     "game_timeout",
     "games_sweep",
+    "player_block",
+    "player_unblock",
     "practice_start",
     "presence_connect",
     "presence_disconnect",

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from durak_site.accounts.models import Block
 from durak_site.audit.services import record_staff_action
 from durak_site.backends import rate_limits
 from games import effects
@@ -124,8 +125,11 @@ def chat_muted_until(*, user) -> Any:
 
 
 def chat_muted_ids(*, user) -> set[int]:
-    """The players whose messages the user does not want to read."""
-    return set(ChatMute.objects.filter(user_id=user.pk).values_list("muted_id", flat=True))
+    """The players whose messages the user does not want to read: those he muted in the chat
+    and those he blocked (accounts.relations)."""
+    muted = ChatMute.objects.filter(user_id=user.pk).values_list("muted_id", flat=True)
+    blocked = Block.objects.filter(user_id=user.pk).values_list("blocked_id", flat=True)
+    return set(muted.union(blocked))
 
 
 def _muted_nicknames(user) -> list[str]:
@@ -173,6 +177,12 @@ def chat_mute(*, table_id: int, user, nickname: str, muted: bool) -> dict[str, A
         ChatMute.objects.get_or_create(user=user, muted=target)
     else:
         ChatMute.objects.filter(user=user, muted=target).delete()
+    return chat_mutes_frame(user=user)
+
+
+def chat_mutes_frame(*, user) -> dict[str, Any]:
+    """The frame that tells the user's sockets whom he mutes now (by nickname) and whose
+    messages they drop (by id: the muted and the blocked)."""
     return {
         "type": "chat_mutes",
         "muted": _muted_nicknames(user),

@@ -1,4 +1,5 @@
-"""Pushes to players about their tables: their move, their table starting, a rematch offered.
+"""Pushes to players about their tables: their move, their table starting, a rematch offered,
+a friend's invitation.
 
 Sent by a task after the command that caused them has committed (``games.effects``), and only
 to players with no page of the table in front of them (``presence.watching``). Each table has
@@ -6,6 +7,8 @@ one topic, so a newer push about it replaces the older one.
 """
 
 from __future__ import annotations
+
+from urllib.parse import urlencode
 
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -16,10 +19,12 @@ from games import presence
 TURN = "turn"
 START = "start"
 REMATCH = "rematch"
+INVITE = "invite"
 _WORDS = {
     TURN: (_("Your move"), _("Table #%(table)s is waiting for your move.")),
     START: (_("Your table is starting"), _("The cards are dealt at table #%(table)s.")),
     REMATCH: (_("A rematch is offered"), _("%(nickname)s offers a rematch at table #%(table)s.")),
+    INVITE: (_("An invitation"), _("%(nickname)s invites you to table #%(table)s.")),
 }
 
 
@@ -41,9 +46,15 @@ def players_notify(
     notice = push.Notice(
         title=title,
         body=body,
-        url=reverse("table_detail", args=[table_id]),
+        url=_table_url(table_id, params.get("invite", "")),
         topic=table_topic(table_id),
         expires_at=expires_at,
         params={**params, "table": table_id},
     )
     return push.notify(user_ids=unseen, notice=notice)
+
+
+def _table_url(table_id: int, invite_code: str) -> str:
+    """The table's page; a private table's with the code that shows it (an invitation)."""
+    url = reverse("table_detail", args=[table_id])
+    return f"{url}?{urlencode({'invite': invite_code})}" if invite_code else url

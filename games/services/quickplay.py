@@ -11,6 +11,7 @@ from durak_site.web.client_source import Client
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.errors import GameError
 from games.models import Table
+from games.selectors.reliability import player_reliability
 from games.services import tables
 from games.services._locks import is_int
 
@@ -40,8 +41,11 @@ def quick_play(
     seats_new = seats or ANY_SEATS_DEFAULT
     if options is not None:
         options = tables.checked_options(options, seats_new)
+    # Only tables whose minimum reliability he meets (0: the table asks for none).
+    reliability = player_reliability(user_id=user.pk).percent
     candidates = (
         Table.objects.filter(status=Table.Status.OPEN, private=False, practice=False, stake=stake)
+        .filter(min_reliability__lte=reliability or 0)
         .filter(**({} if seats is None else {"seat_count": seats}))
         .filter(**(options or {}))
         .exclude(seat_set__user=user, seat_set__left_at__isnull=True)

@@ -11,12 +11,15 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from durak_site.web.client_source import Client
 from games import effects
 from games.engine import MAX_PLAYERS, MAX_PLAYERS_BY_DECK, MIN_PLAYERS, table_options
 from games.errors import ERROR_MESSAGES, GameError
 from games.models import PRACTICE_PLAYER_SEAT, Bot, Seat, Table
+from games.selectors.reliability import player_reliability
 
 # Modules, not names: tables and practice use each other (seat_take ends a practice game
 # elsewhere, practice seats its players through seat_take), each when called.
@@ -52,11 +55,12 @@ def table_create(
     turn_seconds: int = 30,
     throw_seconds: int = 10,
     private: bool = False,
+    min_reliability: int = 0,
     options: Mapping[str, Any] | None = None,
     client: Client | None = None,
 ) -> Table:
     """Open a table with these options (RULES.md §7; the defaults for those not given); the
-    creator takes seat 0 and his stake is held."""
+    creator takes seat 0 and his stake is held. Players need `min_reliability` % to join."""
     if not is_int(stake) or not 0 < stake <= MAX_STAKE:
         raise GameError("invalid_stake")
     if not is_int(seats) or not MIN_PLAYERS <= seats <= MAX_PLAYERS:
@@ -69,6 +73,8 @@ def table_create(
         or not MIN_THROW_SECONDS <= throw_seconds <= MAX_THROW_SECONDS
     ):
         raise GameError("invalid_time")
+    if not is_int(min_reliability) or not 0 <= min_reliability <= 100:
+        raise GameError("invalid_min_reliability")
     with transaction.atomic():
         table = Table.objects.create(
             stake=stake,
@@ -78,6 +84,7 @@ def table_create(
             commission_percent=Decimal(settings.GAMES_COMMISSION_PERCENT),
             private=bool(private),
             invite_code=secrets.token_urlsafe(9) if private else "",
+            min_reliability=min_reliability,
             created_by=user,
             **options,
         )
@@ -103,6 +110,7 @@ def table_join(
             raise GameError("already_seated")
         if len(seats) >= table.seat_count:
             raise GameError("table_full")
+        check_reliability(table=table, user=user)
         taken = {seat.position for seat in seats}
         position = min(set(range(table.seat_count)) - taken)
         seat = seat_take(table=table, user=user, position=position, client=client)
@@ -111,6 +119,26 @@ def table_join(
         else:
             effects.announce(table=table)
     return seat
+
+
+def check_reliability(*, table: Table, user) -> None:
+    """Refuse a player whose reliability is below the table's minimum, saying both."""
+    if not table.min_reliability:
+        return
+    reliability = player_reliability(user_id=user.pk)
+    if reliability.meets(table.min_reliability):
+        return
+    if reliability.percent is None:
+        told = _(
+            "This table asks for a reliability of at least {minimum} %; you have no games "
+            "with a stake yet."
+        )
+    else:
+        told = _("This table asks for a reliability of at least {minimum} %; yours is {yours} %.")
+    raise GameError(
+        "reliability_too_low",
+        format_lazy(told, minimum=table.min_reliability, yours=reliability.percent),
+    )
 
 
 def table_leave(*, table_id: int, user) -> Table:

@@ -152,6 +152,18 @@ def _strings() -> dict[str, str]:
         "place_n": _("place %(n)s"),
         "discard_count": _("Beaten off: %(n)s"),
         "player_card_failed": _("The figures could not be loaded."),
+        "card_reliability_games": _plural(
+            "of the last %(n)s game with a stake", "of the last %(n)s games with a stake"
+        ),
+        "card_friend": _("Your friend"),
+        "card_asked": _("Friend request sent"),
+        "card_asked_you": _("He asked to be your friend"),
+        "card_blocked": _("Blocked"),
+        "card_action_failed": _("That did not work. Try again."),
+        "lobby_min_reliability": _("reliability from %(percent)s"),
+        "invite_text": _(
+            "%(name)s invites you to table #%(table)s: stake %(stake)s, %(seats)s players."
+        ),
         "settings_not_saved": _("The settings could not be saved. Try again."),
         "notifications_unsupported": _("This browser cannot show notifications."),
         "notifications_blocked": _("The browser blocks notifications from this site."),

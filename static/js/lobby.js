@@ -2,6 +2,7 @@
 import { formatMoney, readJson, t } from "./i18n.js";
 import { optionBadgeElements } from "./option_badges.js";
 import { tableVisible } from "./options.js";
+import { showInvite } from "./invites.js";
 import { ReconnectingSocket, offlineMessage } from "./socket.js";
 
 const list = document.getElementById("table-list");
@@ -50,6 +51,12 @@ function tile(table) {
   const time = document.createElement("span");
   time.textContent = t("lobby_time", { turn: table.turn_seconds });
   meta.append(seats, count, time);
+  if (table.min_reliability) {
+    const reliability = document.createElement("span");
+    reliability.dataset.testid = "table-min-reliability";
+    reliability.textContent = t("lobby_min_reliability", { percent: `${table.min_reliability} %` });
+    meta.append(reliability);
+  }
   const badges = optionBadgeElements(table.options, table.speed);
   const players = document.createElement("div");
   players.className = "players";
@@ -86,6 +93,9 @@ function onMessage(message) {
     tables.set(message.table.id, message.table);
   } else if (message.type === "table_removed") {
     tables.delete(message.id);
+  } else if (message.type === "invite") {
+    showInvite(message);
+    return;
   } else {
     return;
   }

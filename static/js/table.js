@@ -7,6 +7,7 @@
 // forms), table/chrome.js (toast, banner, balance, sound) and table/announce.js (what a screen
 // reader is told).
 import { nickname, readJson, t } from "./i18n.js";
+import { showInvite } from "./invites.js";
 import { ReconnectingSocket } from "./socket.js";
 import { Announcer } from "./table/announce.js";
 import { bindCopyButtons, refreshBalance, showConnection, showToast, signal } from "./table/chrome.js";
@@ -201,6 +202,7 @@ const handlers = new Map([
     receiveChat(message);
     showToast(t("chat_report_sent"));
   }],
+  ["invite", showInvite],
   ["error", receiveError],
 ]);
 

@@ -167,7 +167,8 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
     watch_policy(page, blocked)
     private = ["/lobby/", "/wallet/", "/profile/", f"/table/{playing_table.pk}/"]
     private += [f"/table/{finished_table.pk}/", f"/game/{finished.pk}/", "/accounts/email/"]
-    private += ["/accounts/password/change/", "/rules/", "/"]
+    private += ["/accounts/password/change/", "/rules/", "/", "/friends/"]
+    private += [f"/players/{guest.username}/"]
     # Nicknames are data, and so are the avatar letters drawn from them.
     nicknames = {host.username, guest.username}
     latin_allowed = nicknames | {name[:2].upper() for name in nicknames} | {"SHA", "RU", "EN"}

@@ -27,6 +27,7 @@ from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
 
+from durak_site.accounts import relations
 from durak_site.accounts.closure import account_close
 from durak_site.push import vapid
 from durak_site.push.models import PushSubscription
@@ -351,6 +352,26 @@ def test_a_table_starting_and_a_rematch_offered_are_pushed_to_the_others(
     message = phones[1].read(offer)
     assert users[0].username in message["body"]
     assert message["tag"] == f"durak-table-{table.pk}"
+
+
+@pytest.mark.django_db
+def test_a_friends_invitation_to_a_private_table_is_pushed_with_its_code(
+    push_service, django_capture_on_commit_callbacks
+):
+    host, friend = create_player(), create_player()
+    request = relations.friend_request(user=host, nickname=friend.username)
+    relations.friend_accept(user=friend, friendship_id=request.pk)
+    phone = Device("phone", push_service)
+    subscribe(friend, phone, language="en")
+    table = services.table_create(user=host, stake=STAKE, seats=3, private=True)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        services.friend_invite(user=host, nickname=friend.username, table_id=table.pk)
+    run_notices(callbacks)
+    [invitation] = push_service.requests
+    message = phone.read(invitation)
+    assert message["title"] == "An invitation"
+    assert message["body"] == f"{host.username} invites you to table #{table.pk}."
+    assert message["url"] == f"/table/{table.pk}/?invite={table.invite_code}"
 
 
 @pytest.mark.django_db

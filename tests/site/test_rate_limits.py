@@ -55,6 +55,21 @@ async def test_a_message_spends_a_token_of_each_bucket_or_of_none():
     ]
 
 
+def test_a_command_spends_a_token_of_each_bucket_or_of_none_and_learns_which_was_empty():
+    plenty = rate_limits.Bucket("sync-all-or-none-plenty", 1, 5)
+    scarce = rate_limits.Bucket("sync-all-or-none-scarce", 0.001, 1)
+    assert rate_limits.take_all(plenty, scarce) == ()
+    assert rate_limits.take_all(plenty, scarce) == (scarce,)
+    # Refused, the plenty bucket kept what it had: four tokens.
+    assert [rate_limits.take(plenty.subject, rate=1, burst=5) for _ in range(5)] == [
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
+
+
 @pytest.mark.asyncio
 async def test_a_bucket_found_empty_refuses_without_redis_until_it_refills():
     bucket = rate_limits.Bucket("refill-test", 1, 1)  # a token a second
