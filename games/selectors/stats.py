@@ -14,6 +14,7 @@ from games.models import (
     PayoutScheme,
     Rating,
     RatingChange,
+    Seat,
     Table,
 )
 from games.rating import display_rating
@@ -43,9 +44,10 @@ def payout_table() -> list[dict]:
 def user_active_tables(*, user) -> list[Table]:
     """Tables where the user sits now (waiting or playing), newest first."""
     return list(
+        # The user's seat is looked up in a subquery: filtering on the same join as the count
+        # would count his seat alone.
         Table.objects.filter(
-            seat_set__user=user,
-            seat_set__left_at__isnull=True,
+            pk__in=Seat.objects.filter(user=user, left_at__isnull=True).values("table_id"),
             status__in=[Table.Status.OPEN, Table.Status.PLAYING],
         )
         .annotate(taken=Count("seat_set", filter=Q(seat_set__left_at__isnull=True)))

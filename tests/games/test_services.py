@@ -24,6 +24,7 @@ from games.models import (
     Seat,
     Table,
 )
+from games.selectors import stats
 from games.services import GameError
 from tests.games.conftest import OPENING_BALANCE, STAKE, create_player, metric_value
 from wallet.models import LedgerTransaction
@@ -96,6 +97,15 @@ def test_creating_and_joining_hold_stakes_and_the_last_seat_starts_the_game():
     assert game.deadline is not None and game.deadline > timezone.now()
     for user in (creator, second, third):
         assert user_balance(user=user) == OPENING_BALANCE - STAKE
+
+
+def test_a_players_open_tables_count_every_seat_taken_not_only_his():
+    creator, second, elsewhere = (create_player() for _ in range(3))
+    table = services.table_create(user=creator, stake=STAKE, seats=3)
+    services.table_join(table_id=table.pk, user=second)
+    services.table_create(user=elsewhere, stake=STAKE, seats=2)
+    (mine,) = stats.user_active_tables(user=creator)
+    assert (mine.pk, mine.taken) == (table.pk, 2)
 
 
 def test_leaving_before_the_start_returns_the_stake_and_an_empty_table_closes():
