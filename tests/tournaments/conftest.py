@@ -1,0 +1,61 @@
+"""Tournaments played by bots on the live tables, under a clock the tests pass in."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from games.engine import Game as EngineGame
+from games.engine.bots import decide
+from games.models import Game
+from games.services import game_apply_action
+from tests.games.conftest import (  # noqa: F401  (the live tables' fixtures)
+    fixed_seeds,
+    fresh_channel_layer,
+    no_presence_left,
+    web_serving,
+)
+from tournaments.models import Tournament, TournamentGame
+
+
+def play_out(game: Game, users: dict[int, object]) -> None:
+    """Every seat's moves chosen by a bot and sent as the player's, until the game ends."""
+    while True:
+        game.refresh_from_db()
+        if game.status != Game.Status.PLAYING:
+            return
+        engine = EngineGame.from_dict(game.state)
+        position = engine.waiting_for[0]
+        log = list(game.events.order_by("version").values("bout", "seat", "action"))
+        action = decide(engine.view(position), log, "novice")
+        game_apply_action(
+            game_id=game.pk,
+            user=users[game.players[position]],
+            action=action,
+            expected_version=game.version,
+        )
+
+
+def play_running(tournament: Tournament, users: dict[int, object]) -> int:
+    """Play out every game of the tournament that is running now; how many there were."""
+    games = [
+        tournament_game.game
+        for tournament_game in TournamentGame.objects.filter(
+            tournament=tournament, finished=False
+        ).select_related("game")
+    ]
+    for game in games:
+        play_out(game, users)
+    return len(games)
+
+
+class Clock:
+    """The tournaments' clock in a test: it starts at the real time and only moves forward."""
+
+    def __init__(self) -> None:
+        self.now = timezone.now()
+
+    def advance(self, **delta: float) -> datetime:
+        self.now = max(self.now + timedelta(**delta), timezone.now())
+        return self.now

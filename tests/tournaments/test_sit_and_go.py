@@ -1,0 +1,186 @@
+"""A whole Sit & Go of 16 played by bots, and the race for its last seat."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from games.models import BankDistribution
+from games.selectors.replay import verify_game
+from tests.players import create_player
+from tests.tournaments.conftest import play_running
+from tournaments import services
+from tournaments.models import Entry, Kind, Tournament, TournamentGame
+from tournaments.services import TournamentError
+from wallet import services as wallet_services
+from wallet.selectors import user_balance
+
+BALANCE = 100_000
+BUY_IN, FEE = 10_000, 1_000
+
+
+def sit_and_go(seats: int, **fields) -> Tournament:
+    return Tournament.objects.create(
+        name="SNG",
+        kind=Kind.SIT_AND_GO,
+        seats=seats,
+        buy_in=BUY_IN,
+        fee=FEE,
+        prize_percentages=[50, 30, 20],
+        **fields,
+    )
+
+
+def house_balance() -> int:
+    return wallet_services.house_account().balance
+
+
+@pytest.mark.django_db
+def test_a_sit_and_go_of_16_knocks_out_each_tables_durak_and_pays_the_final_table():
+    tournament = sit_and_go(16)
+    players = [create_player(balance=BALANCE) for _ in range(16)]
+    users = {user.pk: user for user in players}
+    house_before = house_balance()
+    for user in players[:15]:
+        services.tournament_register(tournament_id=tournament.pk, user=user)
+        assert user_balance(user=user) == BALANCE - BUY_IN - FEE
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.REGISTERING
+    services.tournament_register(tournament_id=tournament.pk, user=players[15])
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+
+    rounds = 0
+    while play_running(tournament, users):
+        rounds += 1
+        tournament.refresh_from_db()
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+
+    # The standings recomputed from the games' recorded places alone.
+    games = list(TournamentGame.objects.filter(tournament=tournament).order_by("pk"))
+    by_round = defaultdict(list)
+    for tournament_game in games:
+        by_round[tournament_game.round].append(tournament_game.game)
+    still_in = set(users)
+    out_round: dict[int, int] = {}
+    final_places: dict[int, int] = {}
+    for number in sorted(by_round):
+        round_games = by_round[number]
+        seated = {user_id for game in round_games for user_id in game.players}
+        assert seated == still_in, "every player still in sits in each round, once"
+        assert all(len(game.players) <= 4 for game in round_games)
+        for game in round_games:
+            places = {row.user_id: row.place for row in BankDistribution.objects.filter(game=game)}
+            if len(round_games) == 1:
+                final_places = places
+                continue
+            last = max(places.values())
+            losers = {user_id for user_id, place in places.items() if place == last}
+            if len(losers) < len(places):
+                for user_id in losers:
+                    out_round[user_id] = number
+                    still_in.discard(user_id)
+    assert len(by_round) == rounds >= 4
+    assert set(final_places) == still_in and len(still_in) <= 4
+
+    # Prizes: 50/30/20 of the pool by final place, rounded down, the rest to first.
+    pool = 16 * BUY_IN
+    ranked = sorted(final_places, key=lambda user_id: (final_places[user_id], user_id))
+    entries = {entry.user_id: entry for entry in Entry.objects.filter(tournament=tournament)}
+    expected = dict.fromkeys(users, 0)
+    if len(set(final_places.values())) == len(final_places):  # no shared place at the final
+        for user_id, percent in zip(ranked, (50, 30, 20), strict=False):
+            expected[user_id] = pool * percent // 100
+        expected[ranked[0]] += pool - sum(expected.values())
+        for user_id in ranked:
+            assert entries[user_id].place == final_places[user_id]
+    for user_id, user in users.items():
+        prize = entries[user_id].prize
+        if expected[user_id] or len(set(final_places.values())) == len(final_places):
+            assert prize == expected[user_id]
+        assert user_balance(user=user) == BALANCE - BUY_IN - FEE + prize
+    assert sum(entry.prize for entry in entries.values()) == pool
+    assert house_balance() - house_before == 16 * FEE
+    assert wallet_services.tournament_pool(tournament.pk).balance == 0
+    for tournament_game in games:
+        assert verify_game(tournament_game.game) == []
+    call_command("ledger_check")
+
+
+@pytest.mark.django_db
+def test_unregistering_before_the_start_returns_the_entry_and_the_seat():
+    tournament = sit_and_go(4)
+    user = create_player(balance=BALANCE)
+    entry = services.tournament_register(tournament_id=tournament.pk, user=user)
+    with pytest.raises(TournamentError) as refused:
+        services.tournament_register(tournament_id=tournament.pk, user=user)
+    assert refused.value.code == "already_registered"
+    services.tournament_unregister(tournament_id=tournament.pk, user=user)
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.WITHDRAWN and entry.refund_id is not None
+    assert user_balance(user=user) == BALANCE
+    again = services.tournament_register(tournament_id=tournament.pk, user=user)
+    assert again.pk != entry.pk and user_balance(user=user) == BALANCE - BUY_IN - FEE
+    call_command("ledger_check")
+
+
+@pytest.mark.django_db
+def test_registration_needs_the_money_and_refuses_what_a_stake_table_refuses():
+    tournament = sit_and_go(4)
+    poor = create_player(balance=BUY_IN)
+    with pytest.raises(TournamentError) as refused:
+        services.tournament_register(tournament_id=tournament.pk, user=poor)
+    assert refused.value.code == "insufficient_funds"
+    resting = create_player(balance=BALANCE)
+    from wallet import limits
+
+    limits.break_start(user=resting, length="24h")
+    with pytest.raises(TournamentError) as refused:
+        services.tournament_register(tournament_id=tournament.pk, user=resting)
+    assert refused.value.code == "self_excluded"
+    assert not Entry.objects.filter(tournament=tournament).exists()
+    assert user_balance(user=poor) == BUY_IN and user_balance(user=resting) == BALANCE
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fifty_players_racing_for_the_last_seat_give_exactly_one_entry():
+    tournament = sit_and_go(4, table_size=4)
+    first = [create_player(balance=BALANCE) for _ in range(3)]
+    for user in first:
+        services.tournament_register(tournament_id=tournament.pk, user=user)
+    racers = [create_player(balance=BALANCE) for _ in range(50)]
+    start = threading.Barrier(len(racers))
+    outcomes: dict[int, str] = {}
+
+    def race(user) -> None:
+        try:
+            start.wait()
+            services.tournament_register(tournament_id=tournament.pk, user=user)
+            outcomes[user.pk] = "registered"
+        except TournamentError as error:
+            outcomes[user.pk] = error.code
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=race, args=(user,)) for user in racers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    winners = [pk for pk, outcome in outcomes.items() if outcome == "registered"]
+    assert len(outcomes) == 50 and len(winners) == 1
+    assert set(outcomes.values()) - {"registered"} <= {"tournament_full", "registration_closed"}
+    assert Entry.objects.filter(tournament=tournament).count() == 4
+    for user in racers:
+        paid = BUY_IN + FEE if user.pk in winners else 0
+        assert user_balance(user=user) == BALANCE - paid
+    assert wallet_services.tournament_pool(tournament.pk).balance == 4 * (BUY_IN + FEE)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+    call_command("ledger_check")
