@@ -21,20 +21,23 @@ from tournaments.models import Tournament, TournamentGame
 
 def play_out(game: Game, users: dict[int, object]) -> None:
     """Every seat's moves chosen by a bot and sent as the player's, until the game ends."""
-    while True:
-        game.refresh_from_db()
-        if game.status != Game.Status.PLAYING:
-            return
-        engine = EngineGame.from_dict(game.state)
+    engine = EngineGame.from_dict(game.state)
+    log: list[dict] = []
+    version = game.version
+    while not engine.finished:
         position = engine.waiting_for[0]
-        log = list(game.events.order_by("version").values("bout", "seat", "action"))
         action = decide(engine.view(position), log, "novice")
-        game_apply_action(
+        game = game_apply_action(
             game_id=game.pk,
             user=users[game.players[position]],
             action=action,
-            expected_version=game.version,
+            expected_version=version,
         )
+        if game.status != Game.Status.PLAYING:
+            return
+        log.append({"bout": engine.bouts, "seat": position, "action": action})
+        engine.apply(position, action)
+        version += 1
 
 
 def play_running(tournament: Tournament, users: dict[int, object]) -> int:
