@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from datetime import timedelta
 from collections import defaultdict
+from datetime import timedelta
 from fractions import Fraction
 
 import pytest
