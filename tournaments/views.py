@@ -35,9 +35,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
                 "tournament_id", flat=True
             )
         )
-    return render(
-        request, "tournaments/list.html", {**lists, "mine": mine, "strings": _strings()}
-    )
+    return render(request, "tournaments/list.html", {**lists, "mine": mine, "strings": _strings()})
 
 
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
