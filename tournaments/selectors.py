@@ -13,7 +13,7 @@ from django.db.models import Count, Min, Q, QuerySet
 from django.utils import timezone
 
 from games.models import Table
-from tournaments.models import Entry, Kind, Tournament, TournamentGame
+from tournaments.models import Entry, Kind, Tournament
 from wallet.models import Account
 from wallet.models import Entry as LedgerEntry
 from wallet.selectors import LedgerReport
@@ -28,7 +28,6 @@ ACTIVE = (
     Entry.Status.DONE,
 )
 FINISHED_SHOWN = 20
-MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
 def tournament_lists(*, now: datetime | None = None) -> dict[str, list[Tournament]]:
@@ -138,7 +137,7 @@ def player_history(*, user) -> QuerySet[Entry]:
 
 def player_medals(*, user) -> dict[str, Any]:
     """Medals (places 1-3 of finished tournaments) and the best place, in one statement."""
-    counts = Entry.objects.filter(
+    return Entry.objects.filter(
         user_id=user.pk, tournament__status=Tournament.Status.FINISHED, place__isnull=False
     ).aggregate(
         gold=Count("pk", filter=Q(place=1)),
@@ -147,7 +146,6 @@ def player_medals(*, user) -> dict[str, Any]:
         best=Min("place"),
         played=Count("pk"),
     )
-    return counts
 
 
 # --- the ledger audit --------------------------------------------------------------------------
@@ -224,10 +222,6 @@ def ledger_report() -> LedgerReport:
         checked={"tournaments": len(tournaments), "tournament entries": len(entries)},
         findings=findings,
     )
-
-
-def games_of(tournament: Tournament) -> QuerySet[TournamentGame]:
-    return tournament.games.select_related("game").order_by("pk")
 
 
 def countdown_to(tournament: Tournament) -> datetime | None:

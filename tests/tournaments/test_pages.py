@@ -94,3 +94,16 @@ async def test_the_socket_sends_the_standings_and_each_change():
     changed = await socket.receive_json_from(timeout=5)
     assert [row["nickname"] for row in changed["rows"]] == [player.username]
     await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_the_profile_shows_medals_best_place_and_history(client):
+    user = create_player()
+    for place in (1, 1, 3):
+        tournament = make_arena(status=Tournament.Status.FINISHED, name=f"Кубок {place}")
+        Entry.objects.create(
+            tournament=tournament, user=user, status=Entry.Status.DONE, place=place, prize=100
+        )
+    page = client.get(reverse("profile", args=[user.username])).content.decode()
+    assert "🥇 × 2" in page and "🥉 × 1" in page and "🥈 ×" not in page
+    assert page.count('href="/tournaments/') >= 3
