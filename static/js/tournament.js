@@ -64,7 +64,8 @@ if (tournamentId !== null) {
   new ReconnectingSocket(`/ws/tournament/${tournamentId}/`, {
     onMessage(message) {
       if (message.type === "state") render(message);
-      else if (message.type === "started") call(strings.started);
+      // Being called to one's own table says more than the start itself.
+      else if (message.type === "started" && !shownTable) call(strings.started);
     },
     onStatus(connected) {
       if (!connected) notice.textContent = strings.offline;

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialize
 
 
 def test_a_player_registers_plays_an_arena_game_and_sees_the_standings(
-    browser, live_url, off_loop, play_out, screenshot
+    browser, live_url, off_loop, play_out, screenshot, server_sockets
 ):
     starts = timezone.now() + timedelta(minutes=5)
     arena = Tournament.objects.create(
@@ -55,7 +55,7 @@ def test_a_player_registers_plays_an_arena_game_and_sees_the_standings(
     expect(page.locator("#tournament-notice")).to_have_text("Ваша партия готова")
     screenshot(page, "tournament-running-phone")
     table_page = page.context.new_page()
-    table_page.goto(page.get_by_test_id("current-game").get_attribute("href"))
+    table_page.goto(live_url + page.get_by_test_id("current-game").get_attribute("href"))
     expect(table_page.get_by_test_id("hand").locator(".pcard")).to_have_count(6)
 
     table = Table.objects.get(tournament_id=arena.pk)
