@@ -18,6 +18,7 @@ def _state(tournament_id: int, user, language: str) -> dict | None:
         return {
             "type": "state",
             "status": tournament.status,
+            "status_label": str(tournament.get_status_display()),
             "rows": selectors.standings_rows(tournament),
             "table": selectors.current_table(tournament=tournament, user=user),
         }

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from durak_site.web.client_source import Client
 from games.engine import MAX_PLAYERS, MIN_PLAYERS
 from games.models import GameOptions, options_constraints
 
@@ -224,6 +225,11 @@ class Entry(models.Model):
     )
     status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.REGISTERED)
     registered_at = models.DateTimeField(_("registered at"), auto_now_add=True)
+    # Where he registered from: his seats at the tournament's tables carry it, so the fair-play
+    # report sees players from one address or browser meeting there as at any table.
+    client_address = models.GenericIPAddressField(_("address"), null=True, blank=True)
+    browser_id = models.CharField(_("browser"), max_length=64, blank=True)
+    user_agent_hash = models.CharField(_("user agent hash"), max_length=64, blank=True)
     points = models.PositiveIntegerField(_("points, sixtieths"), default=0)
     games = models.PositiveSmallIntegerField(_("games"), default=0)
     places_sum = models.PositiveIntegerField(_("sum of places"), default=0)
@@ -268,6 +274,10 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tournament} / {self.user}"
+
+    @property
+    def client(self) -> Client:
+        return Client(self.client_address, self.browser_id, self.user_agent_hash)
 
     @property
     def points_shown(self) -> str:

@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.audit.services import record_staff_action
+from durak_site.web.client_source import Client
 from games.errors import GameError
 from games.models import Game
 from games.services.blocks import check_not_blocked
@@ -72,7 +73,9 @@ def _active(tournament: Tournament):
 # --- registration ------------------------------------------------------------------------------
 
 
-def tournament_register(*, tournament_id: int, user, now: datetime | None = None) -> Entry:
+def tournament_register(
+    *, tournament_id: int, user, client: Client | None = None, now: datetime | None = None
+) -> Entry:
     """Register the player: his buy-in and the house fee are held in the tournament's pool in
     one posting, after the checks a seat at a stake table makes (staff blocks, breaks, loss
     limits, identity). The last seat of a Sit & Go starts it; an Arena may be joined while it
@@ -97,7 +100,13 @@ def tournament_register(*, tournament_id: int, user, now: datetime | None = None
             check_not_blocked(user=user)
             # A freeroll stakes nothing, but a player on a break does not play at all.
             wallet = limits.check_stake(user=user, amount=tournament.entry_cost)
-            entry = Entry.objects.create(tournament=tournament, user=user)
+            entry = Entry.objects.create(
+                tournament=tournament,
+                user=user,
+                client_address=client and client.address,
+                browser_id=client.browser_id if client else "",
+                user_agent_hash=client.user_agent_hash if client else "",
+            )
             if tournament.entry_cost:
                 entry.hold = wallet_services.post(
                     kind=LedgerTransaction.Kind.TOURNAMENT_ENTRY,
@@ -236,6 +245,7 @@ def _seat(tournament: Tournament, entries: Sequence[Entry], round_number: int = 
     game = tournament_table_open(
         tournament_id=tournament.pk,
         users=[entry.user for entry in entries],
+        clients=[entry.client for entry in entries],
         turn_seconds=tournament.turn_seconds,
         throw_seconds=tournament.throw_seconds,
         options=tournament.options,

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from durak_site.web.client_source import client_of
 from tournaments import selectors, services
 from tournaments.models import Tournament
 from tournaments.services import TournamentError
@@ -67,8 +68,9 @@ COMMANDS = {
 def tournament_command(request: HttpRequest, tournament_id: int, command: str) -> HttpResponse:
     if command not in COMMANDS:
         return HttpResponse(status=404)
+    arguments = {"client": client_of(request)} if command == "register" else {}
     try:
-        COMMANDS[command](tournament_id=tournament_id, user=request.user)
+        COMMANDS[command](tournament_id=tournament_id, user=request.user, **arguments)
     except TournamentError as error:
         messages.error(request, error.message)
     return redirect("tournament_detail", tournament_id=tournament_id)

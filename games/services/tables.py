@@ -90,12 +90,13 @@ def tournament_table_open(
     *,
     tournament_id: int,
     users: list,
+    clients: list[Client | None],
     turn_seconds: int,
     throw_seconds: int,
     options: Mapping[str, Any],
 ) -> Game:
-    """Seat a tournament's players (in this order) at a new table without a stake and deal
-    them a game at once (the caller's transaction, tournament row locked by the caller). The
+    """Seat a tournament's players (in this order, each from his client) at a new table without
+    a stake and deal them a game at once (the caller's transaction, tournament row locked by the caller). The
     table never shows in the lobby: it is playing when the transaction commits."""
     options = checked_options(options, len(users))
     table = Table.objects.create(
@@ -108,8 +109,8 @@ def tournament_table_open(
         created_by=users[0],
         **options,
     )
-    for position, user in enumerate(users):
-        seat_take(table=table, user=user, position=position)
+    for position, (user, client) in enumerate(zip(users, clients, strict=True)):
+        seat_take(table=table, user=user, position=position, client=client)
     return play.game_start(table=table, listed=False)
 
 

@@ -39,7 +39,12 @@ if (tournamentId !== null) {
     if (className) td.className = className;
     return td;
   };
+  const statusBadge = document.getElementById("tournament-status");
+  const unregister = document.getElementById("unregister-form");
   const render = (state) => {
+    statusBadge.textContent = state.status_label;
+    // Once the tournament has started, an entry stays in it.
+    if (unregister) unregister.hidden = state.status !== "registering";
     rows.replaceChildren(
       ...state.rows.map((row) => {
         const tr = document.createElement("tr");

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.utils import timezone
 
+from durak_site.web.client_source import Client
 from games.models import BankDistribution
+from games.selectors import fairplay
 from games.selectors.replay import verify_game
 from tests.players import create_player
 from tests.tournaments.conftest import play_running
 from tournaments import services
 from tournaments.models import Entry, Kind, Tournament, TournamentGame
 from tournaments.services import TournamentError
+from wallet import limits
 from wallet import services as wallet_services
 from wallet.selectors import user_balance
 
@@ -137,8 +142,6 @@ def test_registration_needs_the_money_and_refuses_what_a_stake_table_refuses():
         services.tournament_register(tournament_id=tournament.pk, user=poor)
     assert refused.value.code == "insufficient_funds"
     resting = create_player(balance=BALANCE)
-    from wallet import limits
-
     limits.break_start(user=resting, length="24h")
     with pytest.raises(TournamentError) as refused:
         services.tournament_register(tournament_id=tournament.pk, user=resting)
@@ -184,3 +187,20 @@ def test_fifty_players_racing_for_the_last_seat_give_exactly_one_entry():
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.RUNNING
     call_command("ledger_check")
+
+
+@pytest.mark.django_db
+def test_players_registered_from_one_address_who_meet_at_a_tournament_table_are_flagged():
+    tournament = sit_and_go(4)
+    players = [create_player(balance=BALANCE) for _ in range(4)]
+    home = Client("203.0.113.7", "b" * 22, "agent")
+    for index, user in enumerate(players):
+        client = home if index < 2 else Client(f"198.51.100.{index}", f"{index}" * 22, "x")
+        services.tournament_register(tournament_id=tournament.pk, user=user, client=client)
+    today = timezone.localdate()
+    report = fairplay.fair_play_report(since=today - timedelta(days=1), until=today)
+    [flag] = report.shared_clients
+    assert {flag.first.pk, flag.second.pk} == {players[0].pk, players[1].pk}
+    assert flag.same_address and flag.addresses == ["203.0.113.7"]
+    game = TournamentGame.objects.get(tournament=tournament).game
+    assert flag.table_ids == [game.table_id]
