@@ -96,8 +96,9 @@ def tournament_table_open(
     options: Mapping[str, Any],
 ) -> Game:
     """Seat a tournament's players (in this order, each from his client) at a new table without
-    a stake and deal them a game at once (the caller's transaction, tournament row locked by the caller). The
-    table never shows in the lobby: it is playing when the transaction commits."""
+    a stake and deal them a game at once (in the caller's transaction, the tournament row
+    locked by the caller). The table never shows in the lobby: it is playing when the
+    transaction commits."""
     options = checked_options(options, len(users))
     table = Table.objects.create(
         stake=0,
