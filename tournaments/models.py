@@ -237,7 +237,12 @@ class Entry(models.Model):
     reached_at = models.DateTimeField(_("score reached at"), null=True, blank=True)
     waiting_since = models.DateTimeField(_("waiting since"), null=True, blank=True)
     last_game = models.ForeignKey(
-        "games.Game", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "games.Game",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("last game"),
     )
     out_round = models.PositiveSmallIntegerField(_("knocked out in round"), null=True, blank=True)
     place = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)
@@ -260,8 +265,8 @@ class Entry(models.Model):
     )
 
     class Meta:
-        verbose_name = _("entry")
-        verbose_name_plural = _("entries")
+        verbose_name = _("tournament entry")
+        verbose_name_plural = _("tournament entries")
         ordering = ["tournament", "place", "-points", "id"]
         constraints = [
             models.UniqueConstraint(
