@@ -14,8 +14,10 @@ def _state(tournament_id: int, user, language: str) -> dict | None:
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
         return None
+    countdown = selectors.countdown_to(tournament)
     with translation.override(language):
         return {
+            "countdown": countdown and countdown.isoformat(),
             "type": "state",
             "status": tournament.status,
             "status_label": str(tournament.get_status_display()),

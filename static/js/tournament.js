@@ -41,8 +41,18 @@ if (tournamentId !== null) {
   };
   const statusBadge = document.getElementById("tournament-status");
   const unregister = document.getElementById("unregister-form");
+  const countdownFact = document.getElementById("countdown-fact");
+  const countdownLabel = document.getElementById("countdown-label");
+  const countdown = document.getElementById("countdown");
   const render = (state) => {
     statusBadge.textContent = state.status_label;
+    // From the start on, the countdown runs to the end.
+    countdownFact.hidden = !state.countdown;
+    if (state.countdown && state.countdown !== countdown.dataset.countdown) {
+      countdown.dataset.countdown = state.countdown;
+      if (state.status !== "registering") countdownLabel.textContent = countdownLabel.dataset.ends;
+      tick();
+    }
     // Once the tournament has started, an entry stays in it.
     if (unregister) unregister.hidden = state.status !== "registering";
     rows.replaceChildren(

@@ -55,6 +55,8 @@ def test_a_player_registers_plays_an_arena_game_and_sees_the_standings(
     expect(page.locator("#tournament-notice")).to_have_text("Ваша партия готова")
     expect(page.get_by_test_id("tournament-status")).to_have_text("идёт")
     expect(page.get_by_test_id("unregister")).to_be_hidden()
+    expect(page.locator("#countdown-label")).to_have_text("Конец")
+    expect(page.get_by_test_id("countdown")).to_have_text(re.compile(r"через 3\d:\d\d"))
     screenshot(page, "tournament-running-phone")
     table_page = page.context.new_page()
     table_page.goto(live_url + page.get_by_test_id("current-game").get_attribute("href"))
