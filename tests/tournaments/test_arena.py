@@ -58,6 +58,9 @@ def test_a_ten_minute_arena_of_12_pairs_from_the_pool_and_pays_by_standings():
     services.tournaments_tick(now=clock.advance(seconds=1))
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.RUNNING
+    # A repeat of the clock (a second beat, a restarted worker) seats nobody twice.
+    services.tournaments_tick(now=clock.now)
+    assert TournamentGame.objects.filter(tournament=tournament).count() == 3
     paused = players[0]
     # A round of games every two minutes; the first player pauses for the third and fourth.
     for minute in range(2, 10, 2):

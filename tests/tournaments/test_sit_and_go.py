@@ -93,22 +93,28 @@ def test_a_sit_and_go_of_16_knocks_out_each_tables_durak_and_pays_the_final_tabl
     assert len(by_round) == rounds >= 4
     assert set(final_places) == still_in and len(still_in) <= 4
 
-    # Prizes: 50/30/20 of the pool by final place, rounded down, the rest to first.
+    # Prizes: 50/30/20 of the pool by final place, each rounded down, a shared place sharing
+    # its places' prizes equally (rounded down), what is left to first.
     pool = 16 * BUY_IN
-    ranked = sorted(final_places, key=lambda user_id: (final_places[user_id], user_id))
     entries = {entry.user_id: entry for entry in Entry.objects.filter(tournament=tournament)}
+    percents = [50, 30, 20, 0]
     expected = dict.fromkeys(users, 0)
-    if len(set(final_places.values())) == len(final_places):  # no shared place at the final
-        for user_id, percent in zip(ranked, (50, 30, 20), strict=False):
-            expected[user_id] = pool * percent // 100
-        expected[ranked[0]] += pool - sum(expected.values())
-        for user_id in ranked:
-            assert entries[user_id].place == final_places[user_id]
+    for place in sorted(set(final_places.values())):
+        sharing = [user_id for user_id, p in final_places.items() if p == place]
+        total = sum(
+            pool * percent // 100 for percent in percents[place - 1 : place - 1 + len(sharing)]
+        )
+        for user_id in sharing:
+            expected[user_id] = total // len(sharing)
+            assert entries[user_id].place == place
+    first = min(final_places, key=lambda user_id: (final_places[user_id], entries[user_id].pk))
+    expected[first] += pool - sum(expected.values())
     for user_id, user in users.items():
-        prize = entries[user_id].prize
-        if expected[user_id] or len(set(final_places.values())) == len(final_places):
-            assert prize == expected[user_id]
-        assert user_balance(user=user) == BALANCE - BUY_IN - FEE + prize
+        assert entries[user_id].prize == expected[user_id]
+        assert user_balance(user=user) == BALANCE - BUY_IN - FEE + expected[user_id]
+        if user_id not in final_places:
+            assert entries[user_id].place > len(final_places)
+            assert entries[user_id].out_round == out_round[user_id]
     assert sum(entry.prize for entry in entries.values()) == pool
     assert house_balance() - house_before == 16 * FEE
     assert wallet_services.tournament_pool(tournament.pk).balance == 0
