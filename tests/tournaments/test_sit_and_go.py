@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
+from durak_site.accounts.closure import AccountClosureRefused, account_close
 from durak_site.web.client_source import Client
 from games.models import BankDistribution
 from games.selectors import fairplay
@@ -29,15 +30,16 @@ BUY_IN, FEE = 10_000, 1_000
 
 
 def sit_and_go(seats: int, **fields) -> Tournament:
-    return Tournament.objects.create(
-        name="SNG",
-        kind=Kind.SIT_AND_GO,
-        seats=seats,
-        buy_in=BUY_IN,
-        fee=FEE,
-        prize_percentages=[50, 30, 20],
+    values = {
+        "name": "SNG",
+        "kind": Kind.SIT_AND_GO,
+        "seats": seats,
+        "buy_in": BUY_IN,
+        "fee": FEE,
+        "prize_percentages": [50, 30, 20],
         **fields,
-    )
+    }
+    return Tournament.objects.create(**values)
 
 
 def house_balance() -> int:
@@ -210,3 +212,16 @@ def test_players_registered_from_one_address_who_meet_at_a_tournament_table_are_
     assert flag.same_address and flag.addresses == ["203.0.113.7"]
     game = TournamentGame.objects.get(tournament=tournament).game
     assert flag.table_ids == [game.table_id]
+
+
+@pytest.mark.django_db
+def test_an_account_registered_for_a_tournament_cannot_close_until_it_unregisters():
+    tournament = sit_and_go(4, fee=0, buy_in=0, house_prize=1_000)
+    user = create_player()
+    services.tournament_register(tournament_id=tournament.pk, user=user)
+    with pytest.raises(AccountClosureRefused, match="SNG"):
+        account_close(user=user)
+    services.tournament_unregister(tournament_id=tournament.pk, user=user)
+    account_close(user=user)
+    user.refresh_from_db()
+    assert not user.is_active
