@@ -159,6 +159,7 @@ def arena_back(*, tournament_id: int, user, now: datetime | None = None) -> Entr
         entry.status, entry.waiting_since = Entry.Status.WAITING, now
         entry.save(update_fields=["status", "waiting_since"])
         _advance(tournament, now)
+        effects.standings_changed(tournament.pk)
     return entry
 
 
@@ -263,11 +264,11 @@ def _table_sizes(players: int, size: int) -> list[int]:
     return [base + 1] * extra + [base] * (tables - extra)
 
 
-def _advance(tournament: Tournament, now: datetime) -> None:
+def _advance(tournament: Tournament, now: datetime) -> bool:
     """Do what is due now (tournament row locked): seat the next round or the waiting pool,
-    or finish."""
+    or finish; whether anything was done (the callers tell the tournament's sockets)."""
     if tournament.status != Tournament.Status.RUNNING:
-        return
+        return False
     running = tournament.games.filter(finished=False).exists()
     waiting = list(
         tournament.entries.filter(status=Entry.Status.WAITING)
@@ -276,24 +277,28 @@ def _advance(tournament: Tournament, now: datetime) -> None:
     )
     if tournament.kind == Kind.SIT_AND_GO:
         if running:
-            return
+            return False
         if not waiting:
             _finish(tournament, now)
-            return
-        tournament.round += 1
-        tournament.save(update_fields=["round"])
-        secrets.SystemRandom().shuffle(waiting)
-        start = 0
-        for size in _table_sizes(len(waiting), tournament.table_size):
-            _seat(tournament, waiting[start : start + size], tournament.round)
-            start += size
+        else:
+            tournament.round += 1
+            tournament.save(update_fields=["round"])
+            secrets.SystemRandom().shuffle(waiting)
+            start = 0
+            for size in _table_sizes(len(waiting), tournament.table_size):
+                _seat(tournament, waiting[start : start + size], tournament.round)
+                start += size
     elif now >= tournament.ends_at:
-        if not running:
-            _finish(tournament, now)
+        if running:
+            return False
+        _finish(tournament, now)
     else:
-        for group in _arena_groups(tournament, waiting, now, running):
+        groups = _arena_groups(tournament, waiting, now, running)
+        if not groups:
+            return False
+        for group in groups:
             _seat(tournament, group)
-    effects.standings_changed(tournament.pk)
+    return True
 
 
 def _arena_groups(
@@ -387,10 +392,10 @@ def game_finished(
         ],
     )
     if not arena:
-        _advance(tournament, now)
+        _advance(tournament, now)  # the next round, or the end, once the round's last is in
     else:
-        effects.standings_changed(tournament.pk)
         effects.tick_soon(tournament.pk)
+    effects.standings_changed(tournament.pk)
 
 
 # --- the end and the prizes --------------------------------------------------------------------
@@ -462,10 +467,13 @@ def tournaments_tick(*, now: datetime | None = None, tournament_id: int | None =
                     continue
                 if tournament.kind == Kind.ARENA:
                     _start(tournament, now)
+                    effects.standings_changed(tournament.pk)
                 else:
                     _cancel(tournament, str(_("Too few players registered.")))
+            elif _advance(tournament, now):
+                effects.standings_changed(tournament.pk)
             else:
-                _advance(tournament, now)
+                continue
             acted += 1
     return acted
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from games.engine import Game as EngineGame
 from games.engine.bots import decide
 from games.models import Game
-from games.services import game_apply_action
+from games.services import game_apply_action, game_timeout
 from tests.games.conftest import (  # noqa: F401  (the live tables' fixtures)
     fixed_seeds,
     fresh_channel_layer,
@@ -19,13 +19,23 @@ from tests.games.conftest import (  # noqa: F401  (the live tables' fixtures)
 from tournaments.models import Tournament, TournamentGame
 
 
-def play_out(game: Game, users: dict[int, object]) -> None:
-    """Every seat's moves chosen by a bot and sent as the player's, until the game ends."""
+def play_out(game: Game, users: dict[int, object], idle: frozenset[int] = frozenset()) -> None:
+    """Every seat's moves chosen by a bot and sent as the player's, until the game ends; for
+    the `idle` players the server moves once their deadline has passed."""
     engine = EngineGame.from_dict(game.state)
     log: list[dict] = []
     version = game.version
     while not engine.finished:
         position = engine.waiting_for[0]
+        if game.players[position] in idle:
+            Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+            game_timeout(game_id=game.pk, version=version)
+            game.refresh_from_db()
+            if game.status != Game.Status.PLAYING:
+                return
+            engine, version = EngineGame.from_dict(game.state), game.version
+            log = list(game.events.order_by("version").values("bout", "seat", "action"))
+            continue
         action = decide(engine.view(position), log, "novice")
         game = game_apply_action(
             game_id=game.pk,

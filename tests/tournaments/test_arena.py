@@ -11,10 +11,10 @@ import pytest
 from django.core.management import call_command
 
 from durak_site.audit.models import StaffAction
-from games.models import BankDistribution
+from games.models import BankDistribution, Seat
 from games.selectors.replay import verify_game
 from tests.players import create_player
-from tests.tournaments.conftest import Clock, play_running
+from tests.tournaments.conftest import Clock, play_out, play_running
 from tournaments import services
 from tournaments.models import Entry, Kind, Tournament, TournamentGame
 from wallet import services as wallet_services
@@ -178,3 +178,34 @@ def test_staff_cancel_refunds_and_is_recorded_in_the_audit_trail():
     with pytest.raises(services.TournamentError):
         services.tournament_cancel(tournament_id=tournament.pk, reason="again", staff_user=staff)
     call_command("ledger_check")
+
+
+@pytest.mark.django_db
+def test_a_player_the_server_played_for_waits_away_until_he_comes_back():
+    clock = Clock()
+    tournament = arena(clock)
+    players = [create_player(balance=BALANCE) for _ in range(5)]
+    users = {user.pk: user for user in players}
+    for user in players:
+        services.tournament_register(tournament_id=tournament.pk, user=user)
+    services.tournaments_tick(now=clock.advance(minutes=1))
+    [first] = TournamentGame.objects.filter(tournament=tournament).select_related("game")
+    dozing = users[first.game.players[0]]
+    # He never moves: the server plays for him when his time is up (the disconnect charter).
+    play_out(first.game, users, idle={dozing.pk})
+    assert Seat.objects.get(table_id=first.game.table_id, user=dozing).away
+    entry = Entry.objects.get(tournament=tournament, user=dozing)
+    assert entry.status == Entry.Status.AWAY
+    services.tournaments_tick(now=clock.advance(seconds=30))
+    seated = {
+        user_id
+        for tg in TournamentGame.objects.filter(tournament=tournament, finished=False)
+        for user_id in tg.game.players
+    }
+    assert dozing.pk not in seated and len(seated) == 4
+    services.arena_back(tournament_id=tournament.pk, user=dozing, now=clock.now)
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.WAITING
+    with pytest.raises(services.TournamentError) as refused:
+        services.arena_back(tournament_id=tournament.pk, user=dozing, now=clock.now)
+    assert refused.value.code == "not_away"
