@@ -52,7 +52,7 @@ def standings(tournament: Tournament) -> list[list[Entry]]:
     """The entries in groups sharing a place, best first.
 
     Arena: points, then the better average place, then who reached his score earlier. Sit &
-    Go: the final table's places, then those knocked out later, by points.
+    Go: the final table's places, then those still in, then those knocked out later, by points.
     """
     entries = list(
         tournament.entries.filter(status__in=ACTIVE).select_related("user").order_by("pk")
@@ -77,7 +77,7 @@ def standings(tournament: Tournament) -> list[list[Entry]]:
             groups.append([entry])
     rest = sorted(
         (e for e in entries if e.place is None),
-        key=lambda e: (-(e.out_round or 0), -e.points, e.pk),
+        key=lambda e: (e.out_round is not None, -(e.out_round or 0), -e.points, e.pk),
     )
     return groups + [[entry] for entry in rest]
 

@@ -17,8 +17,8 @@ from games.models import BankDistribution
 from games.selectors import fairplay
 from games.selectors.replay import verify_game
 from tests.players import create_player
-from tests.tournaments.conftest import play_running
-from tournaments import services
+from tests.tournaments.conftest import play_out, play_running
+from tournaments import selectors, services
 from tournaments.models import Entry, Kind, Tournament, TournamentGame
 from tournaments.services import TournamentError
 from wallet import limits
@@ -225,3 +225,19 @@ def test_an_account_registered_for_a_tournament_cannot_close_until_it_unregister
     account_close(user=user)
     user.refresh_from_db()
     assert not user.is_active
+
+
+@pytest.mark.django_db
+def test_during_a_sit_and_go_those_still_in_stand_above_those_knocked_out():
+    tournament = sit_and_go(8)
+    players = [create_player(balance=BALANCE) for _ in range(8)]
+    users = {user.pk: user for user in players}
+    for user in players:
+        services.tournament_register(tournament_id=tournament.pk, user=user)
+    [first_game, *_] = TournamentGame.objects.filter(tournament=tournament)
+    play_out(first_game.game, users)
+    rows = selectors.standings_rows(tournament)
+    statuses = [row["status"] for row in rows]
+    knocked_out = statuses.count("out")
+    assert knocked_out >= 1 and statuses[-knocked_out:] == ["out"] * knocked_out
+    assert [row["place"] for row in rows] == list(range(1, 9))
