@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from channels.db import database_sync_to_async
 from django.utils import translation
 
+from durak_site.sockets.db_threads import database_sync_to_async
 from games.consumers import CLOSE_NOT_FOUND, LOBBY_MESSAGES, JsonSocket
 from tournaments import effects, selectors
 from tournaments.models import Tournament
