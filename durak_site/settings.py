@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "durak_site.push",
     "wallet",
     "games",
+    "tournaments",
 ]
 
 MIDDLEWARE = [
@@ -220,6 +221,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "wallet.tasks.reconcile_payments",
         "schedule": 300.0,
         "options": {"expires": 300.0},
+    },
+    # Tournaments start, pair and end on this clock; a game's end also runs it at once.
+    "tournaments-tick": {
+        "task": "tournaments.tasks.tick",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
     },
     "games-find-puzzles": {
         "task": "games.tasks.find_puzzles",
@@ -410,7 +417,12 @@ GAME_ANALYSIS_DEALS = int(os.environ.get("GAME_ANALYSIS_DEALS", "96"))
 GAME_ANALYSIS_SECONDS = float(os.environ.get("GAME_ANALYSIS_SECONDS", "1.0"))
 # What ledger_check audits beyond the ledger itself: each app's checks of the money it posts
 # (the wallet knows no game, so it finds them here).
-LEDGER_AUDITS = ["games.selectors.ledger_audit.ledger_report"]
+LEDGER_AUDITS = [
+    "games.selectors.ledger_audit.ledger_report",
+    "tournaments.selectors.ledger_report",
+]
+# Called with a finished tournament game inside its transaction (games.services.play).
+TOURNAMENT_GAME_FINISHED = "tournaments.services.game_finished"
 
 # --- Metrics (durak_site.ops.metrics, docs/monitoring.md) -----------------------------------------
 # Prometheus scrapes every process's metrics from a port of its own, on loopback unless told.

@@ -32,4 +32,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("wallet.urls")),
     path("", include("games.urls")),
+    path("", include("tournaments.urls")),
 ]

@@ -154,6 +154,8 @@ class Table(GameOptions):
     min_reliability = models.PositiveSmallIntegerField(
         _("minimum reliability, %"), default=0, validators=[MaxValueValidator(100)]
     )
+    # The tournament that seated this table's players, who play it without a stake.
+    tournament_id = models.BigIntegerField(_("tournament"), null=True, blank=True, db_index=True)
     status = models.CharField(_("status"), max_length=8, choices=Status, default=Status.OPEN)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -173,8 +175,9 @@ class Table(GameOptions):
                 name="games_table_seats_2_6",
             ),
             models.CheckConstraint(
-                condition=Q(stake__gt=0, practice=False, bot_level="")
-                | Q(stake=0, practice=True) & ~Q(bot_level=""),
+                condition=Q(stake__gt=0, practice=False, bot_level="", tournament_id__isnull=True)
+                | Q(stake=0, practice=True, tournament_id__isnull=True) & ~Q(bot_level="")
+                | Q(stake=0, practice=False, bot_level="", tournament_id__isnull=False),
                 name="games_table_stake_or_practice",
             ),
             models.CheckConstraint(

@@ -43,6 +43,9 @@ GAME_KINDS = (
     LedgerTransaction.Kind.STAKE_HOLD,
     LedgerTransaction.Kind.STAKE_RELEASE,
     LedgerTransaction.Kind.BANK_SETTLE,
+    LedgerTransaction.Kind.TOURNAMENT_ENTRY,
+    LedgerTransaction.Kind.TOURNAMENT_REFUND,
+    LedgerTransaction.Kind.TOURNAMENT_PAYOUT,
 )
 
 

@@ -32,6 +32,8 @@ class Account(models.Model):
         # Withdrawals asked for and not yet paid out or returned: held apart from the wallet so
         # the same money cannot be staked while staff decide.
         PENDING_PAYOUTS = "pending_payouts", _("pending withdrawals")
+        # A tournament's entries (buy-ins and fees) until its prizes are paid or they return.
+        TOURNAMENT_POOL = "tournament_pool", _("tournament pool")
 
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     currency = models.CharField(_("currency"), max_length=3, default=default_currency)
@@ -45,6 +47,7 @@ class Account(models.Model):
         related_name="wallet_accounts",
     )
     table_id = models.BigIntegerField(_("table"), null=True, blank=True)
+    tournament_id = models.BigIntegerField(_("tournament"), null=True, blank=True)
     # External cash is kept per payment provider, so each provider's money can be reconciled.
     provider = models.CharField(_("payment provider"), max_length=32, blank=True, default="")
     created_at = models.DateTimeField(_("created"), default=timezone.now)
@@ -64,6 +67,11 @@ class Account(models.Model):
                 name="wallet_one_bank_per_table",
             ),
             models.UniqueConstraint(
+                fields=["tournament_id"],
+                condition=Q(kind="tournament_pool"),
+                name="wallet_one_pool_per_tournament",
+            ),
+            models.UniqueConstraint(
                 fields=["kind"],
                 condition=Q(kind__in=["house", "pending_payouts"]),
                 name="wallet_one_house_one_pending_payouts",
@@ -74,12 +82,29 @@ class Account(models.Model):
                 name="wallet_one_external_per_provider",
             ),
             models.CheckConstraint(
-                condition=Q(kind="user", user__isnull=False, table_id__isnull=True)
-                | Q(kind="table_bank", user__isnull=True, table_id__isnull=False)
+                condition=Q(
+                    kind="user",
+                    user__isnull=False,
+                    table_id__isnull=True,
+                    tournament_id__isnull=True,
+                )
+                | Q(
+                    kind="table_bank",
+                    user__isnull=True,
+                    table_id__isnull=False,
+                    tournament_id__isnull=True,
+                )
+                | Q(
+                    kind="tournament_pool",
+                    user__isnull=True,
+                    table_id__isnull=True,
+                    tournament_id__isnull=False,
+                )
                 | Q(
                     kind__in=["house", "external", "pending_payouts"],
                     user__isnull=True,
                     table_id__isnull=True,
+                    tournament_id__isnull=True,
                 ),
                 name="wallet_account_owner_matches_kind",
             ),
@@ -99,6 +124,10 @@ class Account(models.Model):
                 condition=~Q(kind="table_bank") | Q(balance__gte=0),
                 name="wallet_table_bank_not_negative",
             ),
+            models.CheckConstraint(
+                condition=~Q(kind="tournament_pool") | Q(balance__gte=0),
+                name="wallet_tournament_pool_not_negative",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -106,13 +135,20 @@ class Account(models.Model):
             return f"{self.get_kind_display()}: {self.user}"
         if self.kind == self.Kind.TABLE_BANK:
             return f"{self.get_kind_display()} #{self.table_id}"
+        if self.kind == self.Kind.TOURNAMENT_POOL:
+            return f"{self.get_kind_display()} #{self.tournament_id}"
         if self.provider:
             return f"{self.get_kind_display()}: {self.provider}"
         return str(self.get_kind_display())
 
 
 # Accounts that hold real money of someone and so can never owe.
-NEVER_NEGATIVE = (Account.Kind.USER, Account.Kind.TABLE_BANK, Account.Kind.PENDING_PAYOUTS)
+NEVER_NEGATIVE = (
+    Account.Kind.USER,
+    Account.Kind.TABLE_BANK,
+    Account.Kind.PENDING_PAYOUTS,
+    Account.Kind.TOURNAMENT_POOL,
+)
 
 
 class LedgerTransaction(models.Model):
@@ -124,6 +160,9 @@ class LedgerTransaction(models.Model):
         STAKE_HOLD = "stake_hold", _("stake held")
         STAKE_RELEASE = "stake_release", _("stake returned")
         BANK_SETTLE = "bank_settle", _("bank paid out")
+        TOURNAMENT_ENTRY = "tourney_entry", _("tournament entry")
+        TOURNAMENT_REFUND = "tourney_refund", _("tournament entry returned")
+        TOURNAMENT_PAYOUT = "tourney_payout", _("tournament prizes")
         ADJUSTMENT = "adjustment", _("adjustment by staff")
         BONUS = "bonus", _("bonus from staff")
         # Play-money sites only (wallet.play_money): the daily free chips, from the house.

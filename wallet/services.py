@@ -405,6 +405,12 @@ def table_bank(table_id: int) -> Account:
     return _account(kind=Account.Kind.TABLE_BANK, table_id=table_id)
 
 
+def tournament_pool(tournament_id: int) -> Account:
+    """Where a tournament's buy-ins and fees are held until its prizes are paid."""
+    _check_id(tournament_id)
+    return _account(kind=Account.Kind.TOURNAMENT_POOL, tournament_id=tournament_id)
+
+
 def house_account() -> Account:
     """The house: commissions in, staff credits out."""
     return _account(kind=Account.Kind.HOUSE)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polib
 
-PROJECT_APPS = ("durak_site", "games", "wallet")
+PROJECT_APPS = ("durak_site", "games", "wallet", "tournaments")
 
 
 def compile_catalogs(base_dir: Path) -> list[Path]:

@@ -57,6 +57,7 @@ def players_by_stake() -> list[dict[str, int]]:
         Seat.objects.filter(
             left_at__isnull=True,
             table__practice=False,
+            table__tournament_id__isnull=True,
             table__status__in=[Table.Status.OPEN, Table.Status.PLAYING],
         )
         .exclude(table__status=Table.Status.OPEN, table__private=True)

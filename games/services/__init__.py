@@ -6,7 +6,7 @@ process waits for the commit (``games.effects``). Commands that callers outside 
 run on their own (a move, a timeout, «Я вернулся») open a durable transaction: they are
 never part of a larger one.
 
-- ``tables``: open, join, leave, expire a table; the commission
+- ``tables``: open, join, leave, expire a table; the commission; a tournament's table seated at once
 - ``play``: the deal, moves, deadlines and the server's moves when they pass, the game's end
 - ``bank``: paying out a finished game's bank in one ledger posting
 - ``rematch``: confirm or expire a rematch

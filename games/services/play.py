@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from games import effects, persistence, presence
 from games.engine import DEFAULT_PERCENTAGES, IllegalAction, bank_shares
@@ -294,7 +295,7 @@ def _game_finish(
     percentages = list(scheme.percentages if scheme else DEFAULT_PERCENTAGES[players])
     places = final_places(change.engine, stalemate=game.stalemate)
     ratings: dict[int, tuple[int, int]] = {}
-    if table.practice:
+    if table.practice or table.tournament_id is not None:
         shares, commission = bank_shares(0, places, percentages), 0
     else:
         settlement = bank_settle(
@@ -327,13 +328,24 @@ def _game_finish(
     game.percentages = percentages
     game.status = Game.Status.FINISHED
     game.finished_at = now
-    # A practice game offers no rematch: a new one is one click on its result.
-    game.rematch_until = None if table.practice else now + timedelta(seconds=REMATCH_SECONDS)
+    # A practice game offers no rematch: a new one is one click on its result. A tournament
+    # seats its players itself.
+    rematch = not table.practice and table.tournament_id is None
+    game.rematch_until = now + timedelta(seconds=REMATCH_SECONDS) if rematch else None
     game.deadline = None
     for seat in change.seats:
         seat.left_at = now
     table.status = Table.Status.CLOSED
     persistence.game_finish_store(game, table, change.events, distribution, now)
+    if table.tournament_id is not None:
+        # The tournaments sit above the games: they are found by name, as the ledger audits.
+        tournament_game_finished = import_string(settings.TOURNAMENT_GAME_FINISHED)
+        tournament_game_finished(
+            tournament_id=table.tournament_id,
+            game=game,
+            places=[[game.players[seat] for seat in group] for group in places],
+            away={seat.user_id for seat in change.seats if seat.away},
+        )
     return sorted(distribution, key=lambda share: (share.place, share.seat)), ratings
 
 

@@ -18,7 +18,7 @@ from durak_site.web.client_source import Client
 from games import effects
 from games.engine import MAX_PLAYERS, MAX_PLAYERS_BY_DECK, MIN_PLAYERS, table_options
 from games.errors import ERROR_MESSAGES, GameError
-from games.models import PRACTICE_PLAYER_SEAT, Bot, Seat, Table
+from games.models import PRACTICE_PLAYER_SEAT, Bot, Game, Seat, Table
 from games.selectors.reliability import player_reliability
 
 # Modules, not names: tables and practice use each other (seat_take ends a practice game
@@ -91,6 +91,35 @@ def table_create(
         seat_take(table=table, user=user, position=0, client=client)
         effects.announce(table=table)
     return table
+
+
+def tournament_table_open(
+    *,
+    tournament_id: int,
+    users: list,
+    clients: list[Client | None],
+    turn_seconds: int,
+    throw_seconds: int,
+    options: Mapping[str, Any],
+) -> Game:
+    """Seat a tournament's players (in this order, each from his client) at a new table without
+    a stake and deal them a game at once (in the caller's transaction, the tournament row
+    locked by the caller). The table never shows in the lobby: it is playing when the
+    transaction commits."""
+    options = checked_options(options, len(users))
+    table = Table.objects.create(
+        stake=0,
+        seat_count=len(users),
+        turn_seconds=turn_seconds,
+        throw_seconds=throw_seconds,
+        commission_percent=Decimal(0),
+        tournament_id=tournament_id,
+        created_by=users[0],
+        **options,
+    )
+    for position, (user, client) in enumerate(zip(users, clients, strict=True)):
+        seat_take(table=table, user=user, position=position, client=client)
+    return play.game_start(table=table, listed=False)
 
 
 def table_join(
@@ -211,10 +240,11 @@ def seat_take(*, table: Table, user, position: int, client: Client | None = None
     """
     if not table.practice or position == PRACTICE_PLAYER_SEAT:
         practice.practices_end_elsewhere(user=user, table=table)
-    if not table.practice:
+    if not table.practice and table.tournament_id is None:
         if Bot.objects.filter(user_id=user.pk).exists():
             raise GameError("bots_practice_only")
-        # Staff blocks keep a player from stakes only: practice stays open to him.
+        # Staff blocks keep a player from stakes only: practice stays open to him. A
+        # tournament checked them (and held its money) when the player registered.
         check_not_blocked(user=user)
     seat = Seat.objects.create(
         table=table,
@@ -224,6 +254,8 @@ def seat_take(*, table: Table, user, position: int, client: Client | None = None
         browser_id=client.browser_id if client else "",
         user_agent_hash=client.user_agent_hash if client else "",
     )
+    if table.tournament_id is not None:
+        return seat
     try:
         if table.practice:
             # Nothing is staked, but a player on a break from play does not play at all.

@@ -8,6 +8,7 @@ of the platform can pick them up.
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import time
@@ -152,6 +153,21 @@ def pytest_runtest_makereport(item, call):
         if fixture in item.fixturenames and path.exists():
             tail = path.read_text(errors="replace").splitlines()[-REPORTED_LOG_LINES:]
             report.sections.append((log, "\n".join(tail)))
+
+
+@pytest.fixture
+def server_sockets(settings) -> Iterator[None]:
+    """What the test's own commands send reaches the server's sockets: this process's channel
+    layer uses the server's Redis database for the test."""
+    from channels.layers import channel_layers
+
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    for host in layers["default"]["CONFIG"]["hosts"]:
+        host["address"] = _redis_url(E2E_REDIS_DB)
+    settings.CHANNEL_LAYERS = layers
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
 
 
 @pytest.fixture

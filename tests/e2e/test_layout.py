@@ -153,7 +153,8 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
     watch_policy(visitor, blocked)
     visitor.goto(f"{live_url}/")
     switch_language(visitor, "en")
-    public = ["/", "/rules/", "/leaderboard/", "/accounts/login/", "/accounts/signup/"]
+    public = ["/", "/rules/", "/leaderboard/", "/tournaments/", "/accounts/login/"]
+    public += ["/accounts/signup/"]
     public += ["/accounts/password/reset/", f"/players/{host.username}/", f"/game/{finished.pk}/"]
     for path in public:
         visitor.goto(f"{live_url}{path}")
@@ -167,7 +168,7 @@ def test_every_page_speaks_one_language(browser, live_url, screenshot, play_out,
     watch_policy(page, blocked)
     private = ["/lobby/", "/wallet/", "/profile/", f"/table/{playing_table.pk}/"]
     private += [f"/table/{finished_table.pk}/", f"/game/{finished.pk}/", "/accounts/email/"]
-    private += ["/accounts/password/change/", "/rules/", "/", "/friends/"]
+    private += ["/accounts/password/change/", "/rules/", "/tournaments/", "/", "/friends/"]
     private += [f"/players/{guest.username}/"]
     # Nicknames are data, and so are the avatar letters drawn from them.
     nicknames = {host.username, guest.username}

@@ -8,7 +8,7 @@ built around a nominative name («Выберите игра»); an English page 
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import time, timedelta
 from html.parser import HTMLParser
 
 import pytest
@@ -25,6 +25,8 @@ from games import services as games_services
 from games.models import GameAnalysis, Puzzle
 from tests.games.test_services import play_out, seated_game
 from tests.players import create_staff
+from tournaments import services as tournaments_services
+from tournaments.models import Template, Tournament
 from wallet import deposits, limits, withdrawals
 from wallet import services as wallet_services
 
@@ -145,6 +147,13 @@ def history(settings, tmp_path):
     identity.document_upload(
         user=users[1], file=SimpleUploadedFile("passport.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
     )
+    Template.objects.create(
+        name="Арена", kind="arena", minutes=30, local_time=time(20), prize_percentages=[100]
+    )
+    arena = Tournament.objects.create(
+        name="Арена", kind="arena", minutes=30, starts_at=timezone.now(), prize_percentages=[100]
+    )
+    tournaments_services.tournament_register(tournament_id=arena.pk, user=users[0])
     return staff
 
 

@@ -168,6 +168,7 @@ def test_every_column_but_the_balance_is_fixed(posted):
         "currency": "'EUR'",
         "user_id": "NULL",
         "table_id": "7",
+        "tournament_id": "7",
         "provider": "'elsewhere'",
         "created_at": "created_at - interval '1 day'",
     }

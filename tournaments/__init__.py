@@ -1,0 +1,1 @@
+"""Tournaments: Sit & Go and Arena on the live tables (docs/features.md, "Tournaments")."""
