@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import itertools
 import json
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import channels.consumer
@@ -200,6 +203,110 @@ async def test_a_move_reaches_every_socket_though_the_channel_layer_connection_b
     assert game.version == 1
     for client in [*clients, watcher]:
         assert client.state["version"] == 1
+        await client.close()
+
+
+@pytest.fixture
+def layer_sends(monkeypatch) -> list[tuple[str, dict]]:
+    """Every (group or channel, message) sent through the channel layer, recorded on its way
+    in (once, though one of the layer's sends calls another)."""
+    layer = get_channel_layer()
+    sent = []
+    inside = contextvars.ContextVar("inside_a_layer_send", default=False)
+
+    def recorded(method, many: bool = False):
+        async def record(*args):
+            if not inside.get():
+                sent.extend(args[0] if many else [args])
+            token = inside.set(True)
+            try:
+                await method(*args)
+            finally:
+                inside.reset(token)
+
+        return record
+
+    monkeypatch.setattr(layer, "group_send", recorded(layer.group_send))
+    monkeypatch.setattr(layer, "send", recorded(layer.send))
+    if hasattr(layer, "group_send_many"):  # a layer's own batch of group sends
+        monkeypatch.setattr(layer, "group_send_many", recorded(layer.group_send_many, many=True))
+    return sent
+
+
+@pytest.mark.asyncio
+async def test_the_sockets_of_a_table_on_one_process_get_its_moves_without_the_channel_layer(
+    snapshots, fast_clients, layer_sends
+):
+    users = await players(3)
+    table = await open_table(users, 3)
+    clients = await connect_all(users, table, snapshots)
+    watcher = TableClient((await players(1))[0], table.pk, snapshots)
+    await watcher.connect()
+    layer_sends.clear()
+
+    game = await play_moves(table, clients, 6, [watcher])
+    assert [group for group, _message in layer_sends] == []
+    for client in [*clients, watcher]:
+        assert client.state["version"] == game.version
+        await client.close()
+
+
+class OtherSocket:
+    """A table socket of another web process: what its process hands it."""
+
+    def __init__(self) -> None:
+        self.posted: list[dict] = []
+
+    def post(self, body: dict) -> None:
+        self.posted.append(body)
+
+
+@pytest.mark.asyncio
+async def test_sockets_on_another_process_get_their_own_states_through_the_channel_layer(
+    snapshots, fast_clients, layer_sends
+):
+    users = await players(2)
+    table = await open_table(users, 2)
+    clients = await connect_all(users, table, snapshots)
+    # Another web process, with a second tab of the first player and a spectator's socket.
+    elsewhere = broadcast.LocalSockets(asyncio.get_running_loop())
+    await elsewhere.joined.wait()
+    spectator = (await players(1))[0]
+    tab, watching = OtherSocket(), OtherSocket()
+    for user, socket, channel in ((users[0], tab, "tab"), (spectator, watching, "watch")):
+        connection = elsewhere.connection(f"specific.other!{channel}")
+        await sync_to_async(services.presence_connect)(
+            table_id=table.pk, user=user, connection=connection
+        )
+        elsewhere.add(table.pk, user.pk, socket)
+    layer_sends.clear()
+
+    game = await play_moves(table, clients, 3)
+    seat = game.players.index(users[0].pk)
+
+    def seen(socket: OtherSocket, kind: str) -> list[dict]:
+        return [body for body in socket.posted if body["type"] == kind]
+
+    deadline = time.monotonic() + 5
+    while not (
+        any(body["key"][1] == game.version for body in seen(tab, "table.state"))
+        and any(body["key"][1] == game.version for body in seen(watching, "table.watch"))
+    ):
+        assert time.monotonic() < deadline, (tab.posted, watching.posted)
+        await asyncio.sleep(0.01)
+    assert {body["seat"] for body in seen(tab, "table.state")} == {seat}
+    assert seen(watching, "table.state") == []
+    assert {body["seat"] for body in seen(watching, "table.watch")} == {None}
+    # Only that process's sockets' states cross: the other player's never leaves this one.
+    crossed = [message for group, message in layer_sends if group == elsewhere.name]
+    assert len(crossed) == 3
+    assert {group for message in crossed for group, _body in message["parts"]} == {
+        broadcast.user_group(table.pk, users[0].pk),
+        broadcast.watch_group(table.pk),
+    }
+    assert all(group == elsewhere.name for group, _message in layer_sends)
+    elsewhere.listener.cancel()
+    for client in clients:
         await client.close()
 
 
