@@ -225,8 +225,8 @@ class LocalSockets:
                     message = await layer.receive(channel)
                     if message.get("type") == FANOUT:
                         self.hand_out(message["parts"])
-            except (RedisError, OSError) as error:
-                logger.warning("table fan-out group lost (%s); joining again", error)
+            except Exception:  # noqa: BLE001 - whatever broke, other processes' states must come
+                logger.warning("table fan-out group lost; joining again", exc_info=True)
                 await asyncio.sleep(RETRY_DELAYS[1])
             finally:
                 if rejoin is not None:
@@ -235,7 +235,10 @@ class LocalSockets:
     async def rejoin(self, layer, channel: str) -> None:
         while True:
             await asyncio.sleep(REJOIN_SECONDS)
-            await layer.group_add(self.name, channel)
+            try:
+                await layer.group_add(self.name, channel)
+            except Exception:  # noqa: BLE001 - the group lasts far longer than the next round
+                logger.warning("table fan-out group not joined again; next round", exc_info=True)
 
 
 _local: LocalSockets | None = None
