@@ -418,8 +418,8 @@ class TableConsumer(JsonSocket):
 
     async def forward_posted(self) -> None:
         """Handle what was posted, in order. A failure (a backend outage while the socket
-        catches up) closes the socket as one in its own handler would: the client reconnects
-        and reads the table afresh."""
+        catches up) closes the socket, so that no state is silently missed: the client
+        reconnects and reads the table afresh."""
         while True:
             body = await self.posted.get()
             try:
@@ -427,8 +427,12 @@ class TableConsumer(JsonSocket):
                     await getattr(self, get_handler_name(body))(body)
             except outage_closes.BACKEND_ERRORS:
                 logger.warning("table socket could not catch up; closing it", exc_info=True)
-                await self.close(code=outage_closes.CLOSE_UNAVAILABLE)
-                return
+            except Exception:
+                logger.exception("table socket could not handle a state; closing it")
+            else:
+                continue
+            await self.close(code=outage_closes.CLOSE_UNAVAILABLE)
+            return
 
     async def send_whole_state(self) -> None:
         """Read this user's state with its log from the database and send it."""

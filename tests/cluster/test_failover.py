@@ -76,6 +76,8 @@ class Bot:
         self.sent_at = 0.0
         self.finished = asyncio.Event()
         self.thinking: asyncio.Future | None = None
+        self.seat: int | None = None
+        self.views_of_others: list[int] = []  # seats whose state reached this player
 
     @property
     def version(self) -> int:
@@ -110,6 +112,10 @@ class Bot:
         game = state["game"]
         if game is None:
             return
+        if self.seat is None:
+            self.seat = state["you"]
+        if state["you"] != self.seat:
+            self.views_of_others.append(state["you"])
         if game["status"] != "playing":
             self.finished.set()
             return
@@ -213,6 +219,9 @@ async def test_a_web_host_fails_and_its_players_finish_their_games_on_the_other(
         if seeding.poll() is None:
             seeding.kill()
 
+    # Every player saw his own seat's states only, whichever process served him.
+    assert sorted(bot.seat for bot in bots) == sorted(list(range(site.SEATS)) * TABLES)
+    assert [bot.views_of_others for bot in bots if bot.views_of_others] == []
     report = await asyncio.to_thread(cluster.python, "-m", "tests.cluster.site", "check")
     checked = json.loads(report.splitlines()[-1])
     assert checked["games"] == sorted(game_ids)
