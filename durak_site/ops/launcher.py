@@ -145,13 +145,17 @@ def daphne_command(listener: socket.socket) -> list[str]:
 # Frames that may wait for a socket's handler before uvicorn stops reading the socket: as many
 # as durak_site.sockets.flow_control lets wait under Daphne (four times a client's rate).
 UVICORN_WS_MAX_QUEUE = 40
+# uvicorn's WebSocket implementations: "websockets" heeds --ws-max-queue; "websockets-sansio"
+# (its next default) reads one message at a time until the handler has taken it.
+UVICORN_WS = alternatives.Alternative("UVICORN_WS", ("websockets", "websockets-sansio"))
 
 
 def uvicorn_command(where: list[str], env: Mapping[str, str]) -> list[str]:
     """uvicorn serving the platform at `where` (``--fd N``, or ``--host``/``--port``), with its
-    own WebSocket limits in place of durak_site.sockets.flow_control: the websockets
-    implementation, which stops reading a socket whose handler has ``--ws-max-queue`` frames
-    waiting and makes a send wait while the client does not read; no compression, as Daphne."""
+    own WebSocket limits in place of durak_site.sockets.flow_control: its websockets
+    implementation (UVICORN_WS) stops reading a socket whose handler has ``--ws-max-queue``
+    frames waiting and makes a send wait while the client does not read; no compression, as
+    Daphne."""
     proxy = (
         ["--proxy-headers", "--forwarded-allow-ips", "*"]
         if int(env.get("TRUSTED_PROXY_COUNT", "0")) > 0
@@ -160,7 +164,8 @@ def uvicorn_command(where: list[str], env: Mapping[str, str]) -> list[str]:
     return [
         str(BIN / "uvicorn"),
         *where,
-        *("--http", "h11", "--ws", "websockets", "--ws-max-queue", str(UVICORN_WS_MAX_QUEUE)),
+        *("--http", "h11", "--ws", UVICORN_WS.chosen(env)),
+        *("--ws-max-queue", str(UVICORN_WS_MAX_QUEUE)),
         *("--ws-per-message-deflate", "false", "--lifespan", "on"),
         *("--no-access-log", "--log-level", "warning", *proxy),
         "durak_site.asgi:application",
@@ -321,7 +326,8 @@ def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
 def run() -> int:
     try:
         chosen = {item.variable: item.chosen() for item in alternatives.EVERY_ALTERNATIVE}
-        alternatives.accept_balancing()
+        chosen["ACCEPT_BALANCING"] = "on" if alternatives.accept_balancing() else "off"
+        UVICORN_WS.chosen()
     except ValueError as error:
         _say(str(error))
         return 2
