@@ -10,11 +10,12 @@ Where an environment setting runs the platform on the standard alternative inste
 
 from __future__ import annotations
 
+import ast
 import hashlib
-import importlib
-import inspect
+import importlib.util
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -36,24 +37,39 @@ class Patch:
     relies_on: tuple[Upstream, ...]
 
 
-def resolve(name: str) -> object:
-    """The object a dotted name names: the longest importable module, then its attributes."""
+def upstream_source(name: str) -> str:
+    """The source of the function or class a dotted name names, read from its module's file
+    (so that a patch installed in this process does not stand in for the code it replaced)."""
     parts = name.split(".")
-    for split in range(len(parts), 0, -1):
+    for split in range(len(parts) - 1, 0, -1):
         try:
-            found = importlib.import_module(".".join(parts[:split]))
-        except ImportError:
+            spec = importlib.util.find_spec(".".join(parts[:split]))
+        except (ImportError, AttributeError, ValueError):
             continue
-        for attribute in parts[split:]:
-            found = inspect.getattr_static(found, attribute)
-        return found.fget if isinstance(found, property) else found
-    raise ImportError(f"nothing importable in {name}")
+        if spec is not None and spec.origin and spec.origin.endswith(".py"):
+            break
+    else:
+        raise LookupError(f"no module's file holds {name}")
+    source = Path(spec.origin).read_text()
+    node: ast.AST = ast.parse(source)
+    for attribute in parts[split:]:
+        node = next(
+            (
+                child
+                for child in node.body
+                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and child.name == attribute
+            ),
+            None,
+        )
+        if node is None:
+            raise LookupError(f"{spec.origin} defines no {name}")
+    return ast.get_source_segment(source, node)
 
 
 def fingerprint(name: str) -> str:
-    """The first 16 hex digits of the SHA-256 of the named object's source."""
-    source = inspect.getsource(resolve(name))
-    return hashlib.sha256(source.encode()).hexdigest()[:16]
+    """The first 16 hex digits of the SHA-256 of the named function's or class's source."""
+    return hashlib.sha256(upstream_source(name).encode()).hexdigest()[:16]
 
 
 def installed_version(package: str) -> str:
@@ -65,15 +81,15 @@ PATCHES: tuple[Patch, ...] = (
         "durak_site.sockets.accept_balancing",
         "ACCEPT_BALANCING=off",
         (
-            Upstream("twisted.internet.tcp.Port.doRead", "Twisted", "26.10.0", "d240fc123090ee23"),
+            Upstream("twisted.internet.tcp.Port.doRead", "Twisted", "26.10.0", "164cfe27568f8c56"),
             Upstream(
-                "twisted.internet.tcp.Server.__init__", "Twisted", "26.10.0", "fbf83f6f693d6860"
+                "twisted.internet.tcp.Server.__init__", "Twisted", "26.10.0", "a96853d4ed36d9b0"
             ),
             Upstream(
                 "twisted.internet.tcp.Connection.connectionLost",
                 "Twisted",
                 "26.10.0",
-                "dd7a9a87035a2084",
+                "6c6023c251146347",
             ),
         ),
     ),
@@ -82,46 +98,46 @@ PATCHES: tuple[Patch, ...] = (
         "WEB_SERVER=uvicorn",
         (
             Upstream(
-                "daphne.ws_protocol.WebSocketProtocol.connectionMade",
-                "daphne",
-                "4.2.3",
-                "63ceb64088e44552",
+                "autobahn.twisted.websocket.WebSocketAdapterProtocol.connectionMade",
+                "autobahn",
+                "26.11.1",
+                "5e95637f46b9af89",
             ),
             Upstream(
                 "daphne.ws_protocol.WebSocketProtocol.serverSend",
                 "daphne",
                 "4.2.3",
-                "345f21330d2a18ce",
+                "638c06986cc0fbd0",
             ),
             Upstream(
                 "daphne.ws_protocol.WebSocketProtocol.onMessage",
                 "daphne",
                 "4.2.3",
-                "826cc86d0e2aeef0",
+                "e2e8703ca6441e89",
             ),
             Upstream(
                 "daphne.ws_protocol.WebSocketFactory.__init__",
                 "daphne",
                 "4.2.3",
-                "59c33925b848db0e",
+                "6d10336235c563bc",
             ),
             Upstream(
                 "autobahn.websocket.protocol.WebSocketProtocol.processData",
                 "autobahn",
                 "26.11.1",
-                "25b9c1387a46ab25",
+                "29af146298fc6d20",
             ),
             Upstream(
                 "autobahn.websocket.protocol.WebSocketProtocol.consumeData",
                 "autobahn",
                 "26.11.1",
-                "aaa88196e762438f",
+                "4b406faf90772992",
             ),
             Upstream(
                 "autobahn.websocket.protocol.WebSocketProtocol.dropConnection",
                 "autobahn",
                 "26.11.1",
-                "149c74c9a251a7b1",
+                "73337351ad954766",
             ),
         ),
     ),
@@ -133,37 +149,37 @@ PATCHES: tuple[Patch, ...] = (
                 "channels_redis.core.RedisChannelLayer.receive",
                 "channels-redis",
                 "4.3.0",
-                "158a09895d9a7c8e",
+                "7e1738a62995e13c",
             ),
             Upstream(
                 "channels_redis.core.RedisChannelLayer.group_send",
                 "channels-redis",
                 "4.3.0",
-                "c9623ea6ccfa7308",
+                "a7e162859779a242",
             ),
             Upstream(
                 "channels_redis.core.RedisChannelLayer.group_add",
                 "channels-redis",
                 "4.3.0",
-                "85ed67999d94bb85",
+                "94283836d4d5e2e3",
             ),
             Upstream(
                 "channels_redis.core.RedisChannelLayer.send",
                 "channels-redis",
                 "4.3.0",
-                "1b2ad54990702acb",
+                "564344968720dd94",
             ),
             Upstream(
                 "channels_redis.core.RedisChannelLayer.flush",
                 "channels-redis",
                 "4.3.0",
-                "e92ed900373a3d78",
+                "ef5479a07c57a24e",
             ),
             Upstream(
                 "channels_redis.core.RedisChannelLayer._group_key",
                 "channels-redis",
                 "4.3.0",
-                "7e89938e1cb20f26",
+                "ceefc92c28efa9ff",
             ),
         ),
     ),
@@ -172,7 +188,7 @@ PATCHES: tuple[Patch, ...] = (
         None,
         (
             Upstream(
-                "channels.consumer.AsyncConsumer.dispatch", "channels", "4.3.2", "39f34e7d4fb0f655"
+                "channels.consumer.AsyncConsumer.dispatch", "channels", "4.3.2", "8acee1bceaa8491c"
             ),
         ),
     ),
@@ -184,10 +200,10 @@ PATCHES: tuple[Patch, ...] = (
                 "channels.auth.AuthMiddleware.resolve_scope",
                 "channels",
                 "4.3.2",
-                "e4d45bbcc94f96a2",
+                "925d8b771467e8da",
             ),
-            Upstream("channels.auth.get_user", "channels", "4.3.2", "3124b316d7d6472c"),
-            Upstream("asgiref.sync.SyncToAsync.__init__", "asgiref", "3.13.0", "3d9c15ea0c461c73"),
+            Upstream("channels.auth.get_user", "channels", "4.3.2", "1cacf457a63a088f"),
+            Upstream("asgiref.sync.SyncToAsync.__init__", "asgiref", "3.13.0", "d6351ba970ed93c9"),
         ),
     ),
     Patch(
@@ -198,7 +214,7 @@ PATCHES: tuple[Patch, ...] = (
                 "django.db.backends.base.base.BaseDatabaseWrapper._prepare_cursor",
                 "Django",
                 "5.2.19",
-                "92079d0eed95d59d",
+                "9b2a1d2dfbdbde00",
             ),
         ),
     ),
@@ -207,20 +223,20 @@ PATCHES: tuple[Patch, ...] = (
         None,
         (
             Upstream(
-                "kombu.transport.redis.Transport.__init__", "kombu", "5.7.0", "4fc30e8fa54df374"
+                "kombu.transport.redis.Transport.__init__", "kombu", "5.7.0", "d72d3fbb9fb07d3d"
             ),
             Upstream(
                 "kombu.transport.virtual.base.Transport.__init__",
                 "kombu",
                 "5.7.0",
-                "15c3eeb81a7640c4",
+                "43e4f3a96712feb7",
             ),
-            Upstream("celery.apps.worker.safe_say", "celery", "5.7.0", "87e533c2a7a32fa7"),
+            Upstream("celery.apps.worker.safe_say", "celery", "5.7.0", "4d14c9841de0d5b2"),
             Upstream(
                 "django.db.backends.postgresql.base.DatabaseWrapper.pool",
                 "Django",
                 "5.2.19",
-                "e5c2654fdf2d5090",
+                "23e3cf86af0e290c",
             ),
         ),
     ),

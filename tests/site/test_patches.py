@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import importlib
 
+from celery.apps import worker
+
+import durak_site.celery  # noqa: F401 - replaces celery's safe_say in this process
 from durak_site import patches
 
 
@@ -24,8 +27,13 @@ def test_a_changed_upstream_source_names_the_patch_to_re_check(monkeypatch):
     assert patches.fingerprint(dispatch.name) in message
 
 
-def test_every_listed_module_and_upstream_name_exists():
+def test_every_listed_module_and_upstream_definition_exists():
     for patch in patches.PATCHES:
         importlib.import_module(patch.module)
         for upstream in patch.relies_on:
-            assert callable(patches.resolve(upstream.name)), upstream.name
+            assert patches.upstream_source(upstream.name).startswith(("def ", "class ", "async "))
+
+
+def test_the_fingerprint_is_of_the_upstream_code_even_where_a_patch_replaced_it():
+    assert worker.safe_say.__module__ == "durak_site.celery"
+    assert patches.upstream_source("celery.apps.worker.safe_say").startswith("def safe_say(")
