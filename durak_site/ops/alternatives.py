@@ -33,10 +33,13 @@ CHANNEL_LAYER = Alternative("CHANNEL_LAYER", ("fork", "stock", "pubsub"))
 SQL_BINDING = Alternative("SQL_BINDING", ("prepared_cursor", "server_side"))
 # Daphne with durak_site.sockets.flow_control, or uvicorn with its own WebSocket limits.
 WEB_SERVER = Alternative("WEB_SERVER", ("daphne", "uvicorn"))
+# uvicorn's WebSocket implementation under WEB_SERVER=uvicorn: "websockets" heeds
+# --ws-max-queue; "websockets-sansio" (its next default) reads one message at a time.
+UVICORN_WS = Alternative("UVICORN_WS", ("websockets", "websockets-sansio"))
 # durak_site.sockets.accept_balancing in every Daphne process, or Twisted's own accepts.
 ACCEPT_BALANCING = Alternative("ACCEPT_BALANCING", ("on", "off"))
 
-EVERY_ALTERNATIVE = (CHANNEL_LAYER, SQL_BINDING, WEB_SERVER, ACCEPT_BALANCING)
+EVERY_ALTERNATIVE = (CHANNEL_LAYER, SQL_BINDING, WEB_SERVER, UVICORN_WS, ACCEPT_BALANCING)
 
 
 def accept_balancing(env: Mapping[str, str] | None = None) -> bool:

@@ -145,15 +145,12 @@ def daphne_command(listener: socket.socket) -> list[str]:
 # Frames that may wait for a socket's handler before uvicorn stops reading the socket: as many
 # as durak_site.sockets.flow_control lets wait under Daphne (four times a client's rate).
 UVICORN_WS_MAX_QUEUE = 40
-# uvicorn's WebSocket implementations: "websockets" heeds --ws-max-queue; "websockets-sansio"
-# (its next default) reads one message at a time until the handler has taken it.
-UVICORN_WS = alternatives.Alternative("UVICORN_WS", ("websockets", "websockets-sansio"))
 
 
 def uvicorn_command(where: list[str], env: Mapping[str, str]) -> list[str]:
     """uvicorn serving the platform at `where` (``--fd N``, or ``--host``/``--port``), with its
     own WebSocket limits in place of durak_site.sockets.flow_control: its websockets
-    implementation (UVICORN_WS) stops reading a socket whose handler has ``--ws-max-queue``
+    implementation (``UVICORN_WS``) stops reading a socket whose handler has ``--ws-max-queue``
     frames waiting and makes a send wait while the client does not read; no compression, as
     Daphne."""
     proxy = (
@@ -164,7 +161,7 @@ def uvicorn_command(where: list[str], env: Mapping[str, str]) -> list[str]:
     return [
         str(BIN / "uvicorn"),
         *where,
-        *("--http", "h11", "--ws", UVICORN_WS.chosen(env)),
+        *("--http", "h11", "--ws", alternatives.UVICORN_WS.chosen(env)),
         *("--ws-max-queue", str(UVICORN_WS_MAX_QUEUE)),
         *("--ws-per-message-deflate", "false", "--lifespan", "on"),
         *("--no-access-log", "--log-level", "warning", *proxy),
@@ -327,7 +324,6 @@ def run() -> int:
     try:
         chosen = {item.variable: item.chosen() for item in alternatives.EVERY_ALTERNATIVE}
         chosen["ACCEPT_BALANCING"] = "on" if alternatives.accept_balancing() else "off"
-        UVICORN_WS.chosen()
     except ValueError as error:
         _say(str(error))
         return 2
