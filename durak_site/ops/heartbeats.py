@@ -5,7 +5,7 @@ with the time; one seen within ``ALIVE_SECONDS`` is alive. That costs one pipeli
 process a second. The set keeps a dead process's last beat for ``KEEP_SECONDS``, so after all
 processes of a role died it still tells since when none is alive.
 
-Roles: ``web`` (each Daphne process, beating from its event loop: a process that cannot serve
+Roles: ``web`` (each web process, beating from its event loop: a process that cannot serve
 stops beating), ``worker`` and ``scheduler`` (the Celery worker and beat processes), and
 ``deadline-loop`` (the loop that fires the games' deadlines, while it runs).
 """
