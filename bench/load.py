@@ -96,11 +96,15 @@ TCP_ESTABLISHED = "01"
 # A process's role by what its command line holds, the first match winning.
 ROLES = (
     ("daphne", ("daphne",)),
+    ("uvicorn", ("uvicorn",)),
     ("beat", ("celery", " beat")),
     ("worker", ("celery",)),
     ("postgres", ("postgres",)),
     ("redis", ("redis",)),
 )
+
+# The web servers' roles (WEB_SERVER chooses which runs).
+WEB_ROLES = ("daphne", "uvicorn")
 
 
 # --- players and tables (sync, through the services like any request) -----------------------
@@ -230,7 +234,7 @@ def connections_by_process(pids: dict[int, str], port: int) -> dict[int, int]:
                 inodes.add(f"socket:[{fields[9]}]")
     held = {}
     for pid, role in pids.items():
-        if role == "daphne":
+        if role in WEB_ROLES:
             descriptors = f"/proc/{pid}/fd"
             with contextlib.suppress(OSError):
                 held[pid] = sum(

@@ -101,6 +101,9 @@ def prepared_cursor() -> CursorWrapper:
     without their text once they run prepared (psycopg keeps none for Django's log).
     """
     connection = connections[DEFAULT_DB_ALIAS]
+    if connection.settings_dict["OPTIONS"].get("server_side_binding"):
+        # SQL_BINDING=server_side: Django's own cursor binds on the server.
+        return connection.cursor()
     connection.ensure_connection()
     with connection.wrap_database_errors:
         return connection._prepare_cursor(ServerBindingCursor(connection.connection))

@@ -5,13 +5,14 @@ with the time; one seen within ``ALIVE_SECONDS`` is alive. That costs one pipeli
 process a second. The set keeps a dead process's last beat for ``KEEP_SECONDS``, so after all
 processes of a role died it still tells since when none is alive.
 
-Roles: ``web`` (each Daphne process, beating from its event loop: a process that cannot serve
+Roles: ``web`` (each web process, beating from its event loop: a process that cannot serve
 stops beating), ``worker`` and ``scheduler`` (the Celery worker and beat processes), and
 ``deadline-loop`` (the loop that fires the games' deadlines, while it runs).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -119,6 +120,18 @@ def beat_from_reactor(role: str = WEB) -> None:
     beating = task.LoopingCall(threads.deferToThread, beat_quietly, role)
     reactor.callWhenRunning(beating.start, BEAT_SECONDS)
     reactor.addSystemEventTrigger("before", "shutdown", _forget_quietly, role)
+
+
+async def beat_from_loop(role: str = WEB) -> None:
+    """Beat from the running event loop (uvicorn's) until cancelled, then stop counting: as
+    from Daphne's reactor, a process whose loop is stuck beats no more, and the writes run in a
+    thread."""
+    try:
+        while True:
+            await asyncio.to_thread(beat_quietly, role)
+            await asyncio.sleep(BEAT_SECONDS)
+    finally:
+        await asyncio.to_thread(_forget_quietly, role)
 
 
 def _forget_quietly(role: str) -> None:

@@ -1,7 +1,8 @@
 """Start the whole platform, or the test suite, on one machine.
 
 ``python -m durak_site.ops.launcher run``
-    services, migrations, one Daphne per core (WEB_PROCESSES) on one shared listening socket,
+    services, migrations, one web process per core (WEB_PROCESSES: Daphne, or uvicorn with
+    ``WEB_SERVER=uvicorn``) on one shared listening socket,
     Celery worker and beat, the metrics server (and Prometheus and Grafana when installed),
     each restarted (with backoff) when it dies
 ``python -m durak_site.ops.launcher setup``
@@ -28,7 +29,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from durak_site.ops import backups, embedded, monitoring
+from durak_site.ops import alternatives, backups, embedded, monitoring
 from durak_site.ops.json_logs import JsonFormatter
 from durak_site.ops.translations import compile_catalogs
 from durak_site.sockets import accept_balancing
@@ -114,8 +115,13 @@ def _stop_processes(processes: list[subprocess.Popen]) -> None:
 
 
 def web_processes() -> int:
-    """How many Daphne processes ``run`` starts: ``WEB_PROCESSES``, else one per core."""
+    """How many web processes ``run`` starts: ``WEB_PROCESSES``, else one per core."""
     return max(1, int(os.environ.get("WEB_PROCESSES") or os.cpu_count() or 1))
+
+
+def web_process_name(number: int) -> str:
+    """The name ``run`` gives its `number`th web process (from 1): its server's, numbered."""
+    return f"{alternatives.WEB_SERVER.chosen()}-{number}"
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -134,6 +140,40 @@ def daphne_command(listener: socket.socket) -> list[str]:
     return [str(BIN / "daphne"), "-v", "0", "--fd", fd, *proxy_arguments(os.environ)] + [
         "durak_site.asgi:application"
     ]
+
+
+# Frames that may wait for a socket's handler before uvicorn stops reading the socket: as many
+# as durak_site.sockets.flow_control lets wait under Daphne (four times a client's rate).
+UVICORN_WS_MAX_QUEUE = 40
+
+
+def uvicorn_command(where: list[str], env: Mapping[str, str]) -> list[str]:
+    """uvicorn serving the platform at `where` (``--fd N``, or ``--host``/``--port``), with its
+    own WebSocket limits in place of durak_site.sockets.flow_control: its websockets
+    implementation (``UVICORN_WS``) stops reading a socket whose handler has ``--ws-max-queue``
+    frames waiting and makes a send wait while the client does not read; no compression, as
+    Daphne."""
+    proxy = (
+        ["--proxy-headers", "--forwarded-allow-ips", "*"]
+        if int(env.get("TRUSTED_PROXY_COUNT", "0")) > 0
+        else ["--no-proxy-headers"]
+    )
+    return [
+        str(BIN / "uvicorn"),
+        *where,
+        *("--http", "h11", "--ws", alternatives.UVICORN_WS.chosen(env)),
+        *("--ws-max-queue", str(UVICORN_WS_MAX_QUEUE)),
+        *("--ws-per-message-deflate", "false", "--lifespan", "on"),
+        *("--no-access-log", "--log-level", "warning", *proxy),
+        "durak_site.asgi:application",
+    ]
+
+
+def web_command(listener: socket.socket) -> list[str]:
+    """One web process on the shared listening socket, of the server WEB_SERVER chooses."""
+    if alternatives.WEB_SERVER.chosen() == "uvicorn":
+        return uvicorn_command(["--fd", str(listener.fileno())], os.environ)
+    return daphne_command(listener)
 
 
 def proxy_arguments(env: Mapping[str, str]) -> list[str]:
@@ -264,7 +304,7 @@ def worker_command() -> list[str]:
 def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
     """The command of each process ``run`` keeps running, by name."""
     commands = {
-        f"daphne-{number}": daphne_command(listener) for number in range(1, web_processes() + 1)
+        web_process_name(number): web_command(listener) for number in range(1, web_processes() + 1)
     }
     commands["worker"] = worker_command()
     commands["beat"] = [
@@ -281,6 +321,12 @@ def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
 
 
 def run() -> int:
+    try:
+        chosen = {item.variable: item.chosen() for item in alternatives.EVERY_ALTERNATIVE}
+        chosen["ACCEPT_BALANCING"] = "on" if alternatives.accept_balancing() else "off"
+    except ValueError as error:
+        _say(str(error))
+        return 2
     started = _prepare(migrate=True)
     _manage("create_first_admin")
     host = os.environ.get("HOST", "127.0.0.1")
@@ -292,18 +338,22 @@ def run() -> int:
     # each run, as a table left from before a reboot holds beats of another clock.
     share = embedded.VAR_DIR / "web-connections"
     share.unlink(missing_ok=True)
+    balancing = alternatives.accept_balancing()
     # Every process writes its metrics there; those of the last run count no more.
     metrics_dir = embedded.VAR_DIR / "metrics"
     monitoring.prepare_directory(metrics_dir)
     os.environ[monitoring.DIRECTORY_VARIABLE] = str(metrics_dir)
     commands = platform_commands(listener)
-    web = [name for name in commands if name.startswith("daphne-")]
+    web = [web_process_name(number) for number in range(1, web_processes() + 1)]
     children = [
         Child(
             name,
             commands[name],
             (listener.fileno(),),
-            {**accept_balancing.share_environment(share, slot), "DURAK_ROLE": "web"},
+            {
+                **(accept_balancing.share_environment(share, slot) if balancing else {}),
+                "DURAK_ROLE": "web",
+            },
         )
         for slot, name in enumerate(web)
     ] + [
@@ -323,6 +373,7 @@ def run() -> int:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     _say(f"{web_processes()} web process(es) share the listening socket")
+    _say("engines: " + " ".join(f"{name}={value}" for name, value in chosen.items()))
     try:
         for child in children:
             child.start()

@@ -11,5 +11,7 @@ connections over the web processes that share one listening socket.
 
 ``accept_balancing``, ``flow_control`` and ``channel_layer`` change how Twisted, Daphne and
 channels-redis work inside one machine's processes; each is installed from one place
-(``durak_site/asgi.py``, the launcher, ``CHANNEL_LAYERS``), so it can be removed from there.
+(``durak_site/asgi.py``, the launcher, ``CHANNEL_LAYERS``), so it can be removed from there, and
+each has a standard alternative chosen by an environment setting (``durak_site.ops.alternatives``;
+``stock_layers`` holds channels-redis's own layers). ``durak_site.patches`` lists them all.
 """

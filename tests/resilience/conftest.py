@@ -28,7 +28,7 @@ import psutil
 import pytest
 from django.db import connection
 
-from durak_site.ops import embedded
+from durak_site.ops import embedded, launcher
 from tests.servers import (
     BASE_DIR,
     CeleryProcess,
@@ -40,7 +40,7 @@ from tests.servers import (
 )
 
 # Names of the supervised children, as the launcher logs them.
-CHILDREN = ("daphne-1", "worker", "beat")
+CHILDREN = (launcher.web_process_name(1), "worker", "beat")
 SERVERS = ("postgres", "redis")
 PLATFORM = pytest.StashKey["Platform"]()
 

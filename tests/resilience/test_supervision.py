@@ -10,6 +10,7 @@ import time
 import pytest
 
 from games.models import Game
+from tests.resilience.conftest import CHILDREN
 from tests.resilience.play import (
     Player,
     books_balance_and_game_verifies,
@@ -29,7 +30,7 @@ async def test_every_killed_process_comes_back_and_the_game_in_progress_finishes
     for player in players:
         await player.connect()
     recovery = {}
-    for name in ("daphne-1", "worker", "beat", "redis", "postgres"):
+    for name in (*CHILDREN, "redis", "postgres"):
         await play_moves(players, table.pk, MOVES_BETWEEN_KILLS)
         killed_at = time.monotonic()
         old_pid = await asyncio.to_thread(platform.kill, name)
