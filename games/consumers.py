@@ -484,7 +484,7 @@ class TableConsumer(JsonSocket):
     async def on_visibility(self, message: dict) -> None:
         """The page was hidden or shown: a player who does not see his table gets pushes."""
         await sync_to_async(presence.set_visible, thread_sensitive=False)(
-            self.table_id, self.user.pk, self.connection, message["visible"]
+            self.table_id, self.user.pk, self.channel_name, message["visible"]
         )
 
     async def on_back(self, message: dict) -> None:
