@@ -18,7 +18,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 TESTS_DIR = Path(__file__).resolve().parent
 # Every test in these folders carries the folder's marker.
-FOLDER_MARKERS = {"e2e": "e2e", "resilience": "resilience"}
+FOLDER_MARKERS = {"e2e": "e2e", "resilience": "resilience", "cluster": "cluster"}
+# Markers whose tests run only when asked for by name (``./dev test -m cluster``).
+ON_REQUEST_MARKERS = ("cluster",)
 # The fixtures that start server processes (Daphne, Celery, the whole platform): a test that
 # uses one is `live`.
 SERVER_FIXTURES = frozenset(
@@ -55,6 +57,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         long = any(item.get_closest_marker(marker) for marker in LONG_MARKERS)
         if long and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(LONG_TEST_TIMEOUT_SECONDS))
+    asked = config.getoption("markexpr") or ""
+    left_out = [
+        item
+        for item in items
+        if any(
+            item.get_closest_marker(marker) and marker not in asked for marker in ON_REQUEST_MARKERS
+        )
+    ]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if item not in left_out]
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
 
 

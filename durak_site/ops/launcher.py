@@ -292,21 +292,21 @@ class EmbeddedServers:
             _say(f"embedded {' and '.join(down)} running again")
 
 
+def worker_command() -> list[str]:
+    """The Celery worker's command."""
+    # Quiet: no start-up banner; it logs as JSON lines (durak_site.celery).
+    return [str(BIN / "celery"), "-A", "durak_site", "--quiet", "worker"] + [
+        "-c",
+        str(WORKER_CONCURRENCY),
+    ]
+
+
 def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
     """The command of each process ``run`` keeps running, by name."""
     commands = {
         web_process_name(number): web_command(listener) for number in range(1, web_processes() + 1)
     }
-    # Quiet: no start-up banner; they log as JSON lines (durak_site.celery).
-    commands["worker"] = [
-        str(BIN / "celery"),
-        "-A",
-        "durak_site",
-        "--quiet",
-        "worker",
-        "-c",
-        str(WORKER_CONCURRENCY),
-    ]
+    commands["worker"] = worker_command()
     commands["beat"] = [
         str(BIN / "celery"),
         "-A",
@@ -399,12 +399,15 @@ def run() -> int:
 
 # The tests' system tools, by the command they provide and the Debian package that has it: the
 # browser tests' Chromium, Prometheus for the alert-rule and dashboard checks, LibreOffice Calc
-# and Poppler for the check that the spreadsheet exports open in an office program.
+# and Poppler for the check that the spreadsheet exports open in an office program, HAProxy and
+# PgBouncer for the cluster test.
 TEST_TOOLS = {
     "chromium": "chromium",
     "promtool": "prometheus",
     "soffice": "libreoffice-calc-nogui",
     "pdftoppm": "poppler-utils",
+    "haproxy": "haproxy",
+    "pgbouncer": "pgbouncer",
 }
 # The markers of the tests that start servers or take long; ``test --quick`` leaves them out.
 QUICK_SELECTION = "not e2e and not live and not resilience and not slow"

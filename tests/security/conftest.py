@@ -105,8 +105,10 @@ play_moves = db(play)
 
 
 @db
-def open_table(users: list, seats: int | None = None):
-    table = services.table_create(user=users[0], stake=STAKE, seats=seats or len(users))
+def open_table(users: list, seats: int | None = None, options: dict | None = None):
+    table = services.table_create(
+        user=users[0], stake=STAKE, seats=seats or len(users), options=options
+    )
     for user in users[1:]:
         services.table_join(table_id=table.pk, user=user)
     return table
