@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.cache import cache
 
 from durak_site.backends import rate_limits
@@ -75,11 +74,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _fresh_cache():
     """Rate-limit counters and presence live in the real Redis cache: start each test clean.
 
-    Only this run's key prefix is removed, so other data in the same Redis stays untouched.
+    Only the cache's own keys are removed: other data in the same Redis (the channel layer's
+    groups, which a running server joined once at its start) stays untouched.
     """
     client = cache._cache.get_client(write=True)
-    prefix = settings.CACHES["default"]["KEY_PREFIX"]
-    for key in client.scan_iter(match=f"{prefix}:*", count=1000):
+    for key in client.scan_iter(match=cache.make_key("*"), count=1000):
         client.delete(key)
     rate_limits.forget_empty()
     yield
