@@ -38,16 +38,33 @@ WEB_SERVER = Alternative("WEB_SERVER", ("daphne", "uvicorn"))
 UVICORN_WS = Alternative("UVICORN_WS", ("websockets", "websockets-sansio"))
 # durak_site.sockets.accept_balancing in every Daphne process, or Twisted's own accepts.
 ACCEPT_BALANCING = Alternative("ACCEPT_BALANCING", ("on", "off"))
+# How connections reach the web processes: from one listening socket they all share, or each
+# process on a port of its own behind HAProxy, which sends a table's sockets to one process
+# (durak_site.ops.haproxy) and the rest to the least busy.
+WEB_PROXY = Alternative("WEB_PROXY", ("none", "haproxy"))
 
-EVERY_ALTERNATIVE = (CHANNEL_LAYER, SQL_BINDING, WEB_SERVER, UVICORN_WS, ACCEPT_BALANCING)
+EVERY_ALTERNATIVE = (
+    CHANNEL_LAYER,
+    SQL_BINDING,
+    WEB_SERVER,
+    UVICORN_WS,
+    ACCEPT_BALANCING,
+    WEB_PROXY,
+)
 
 
 def accept_balancing(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the web processes balance their accepts: a patch of Twisted, so Daphne's alone;
-    uvicorn's processes never do, and asking for it there is an error."""
+    """Whether the web processes balance their accepts from the socket they share: a patch of
+    Twisted, so Daphne's alone; uvicorn's processes never do, nor do processes behind HAProxy,
+    which share no socket. Asking for it there is an error."""
     env = os.environ if env is None else env
-    if WEB_SERVER.chosen(env) == "uvicorn":
-        if env.get(ACCEPT_BALANCING.variable, "").strip() == "on":
-            raise ValueError("ACCEPT_BALANCING=on patches Twisted: it needs WEB_SERVER=daphne")
-        return False
+    asked = env.get(ACCEPT_BALANCING.variable, "").strip() == "on"
+    for alternative, value in ((WEB_SERVER, "uvicorn"), (WEB_PROXY, "haproxy")):
+        if alternative.chosen(env) == value:
+            if asked:
+                raise ValueError(
+                    f"ACCEPT_BALANCING=on is for Daphne processes sharing one socket,"
+                    f" not {alternative.variable}={value}"
+                )
+            return False
     return ACCEPT_BALANCING.chosen(env) == "on"

@@ -2,7 +2,8 @@
 
 ``python -m durak_site.ops.launcher run``
     services, migrations, one web process per core (WEB_PROCESSES: Daphne, or uvicorn with
-    ``WEB_SERVER=uvicorn``) on one shared listening socket,
+    ``WEB_SERVER=uvicorn``) on one shared listening socket (or, with ``WEB_PROXY=haproxy``,
+    each on a port of its own behind HAProxy, which sends each table to one process),
     Celery worker and beat, the metrics server (and Prometheus and Grafana when installed),
     each restarted (with backoff) when it dies
 ``python -m durak_site.ops.launcher setup``
@@ -29,7 +30,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from durak_site.ops import alternatives, backups, embedded, monitoring
+from durak_site.ops import alternatives, backups, embedded, haproxy, monitoring
 from durak_site.ops.json_logs import JsonFormatter
 from durak_site.ops.translations import compile_catalogs
 from durak_site.sockets import accept_balancing
@@ -38,6 +39,8 @@ BASE_DIR = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 # Connections waiting to be accepted: a crowd of sockets opening at once must not be turned away.
 LISTEN_BACKLOG = 2048
+# Behind HAProxy (WEB_PROXY=haproxy), the web processes listen on loopback ports from PORT + this.
+WEB_PORT_OFFSET = 100
 WORKER_CONCURRENCY = 2
 
 
@@ -301,11 +304,35 @@ def worker_command() -> list[str]:
     ]
 
 
-def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
-    """The command of each process ``run`` keeps running, by name."""
+def web_listeners(host: str, port: int) -> tuple[list[socket.socket], Path | None]:
+    """Each web process's listening socket, and HAProxy's configuration when it stands in
+    front (WEB_PROXY=haproxy): then HAProxy listens at `host`:`port` and each process on a
+    loopback port of its own, from `port` + WEB_PORT_OFFSET + 1 on. Otherwise every process
+    gets the same socket at `host`:`port`."""
+    count = web_processes()
+    if alternatives.WEB_PROXY.chosen() != "haproxy":
+        return [listening_socket(host, port)] * count, None
+    listeners = [
+        listening_socket("127.0.0.1", port + WEB_PORT_OFFSET + number)
+        for number in range(1, count + 1)
+    ]
+    config = embedded.VAR_DIR / "haproxy.cfg"
+    servers = [f"127.0.0.1:{listener.getsockname()[1]}" for listener in listeners]
+    config.write_text(haproxy.haproxy_config(f"{host}:{port}", servers))
+    return listeners, config
+
+
+def platform_commands(
+    listeners: list[socket.socket], proxy_config: Path | None = None
+) -> dict[str, list[str]]:
+    """The command of each process ``run`` keeps running, by name: a web process on each
+    listening socket (`listeners`, from web_listeners), and HAProxy with `proxy_config`."""
     commands = {
-        web_process_name(number): web_command(listener) for number in range(1, web_processes() + 1)
+        web_process_name(number): web_command(listener)
+        for number, listener in enumerate(listeners, 1)
     }
+    if proxy_config is not None:
+        commands["haproxy"] = ["haproxy", "-db", "-f", str(proxy_config)]
     commands["worker"] = worker_command()
     commands["beat"] = [
         str(BIN / "celery"),
@@ -331,9 +358,16 @@ def run() -> int:
     _manage("create_first_admin")
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
-    # Kept open here as well, so that a restarted Daphne accepts from the same socket; while
-    # none runs, new connections wait in its backlog.
-    listener = listening_socket(host, int(port))
+    if alternatives.WEB_PROXY.chosen() == "haproxy":
+        if not shutil.which("haproxy"):
+            _say("WEB_PROXY=haproxy needs HAProxy (Debian's haproxy package)")
+            return 2
+        # One more proxy in front: the client's address is the first X-Forwarded-For entry.
+        proxies = int(os.environ.get("TRUSTED_PROXY_COUNT", "0")) + 1
+        os.environ["TRUSTED_PROXY_COUNT"] = str(proxies)
+    # Kept open here as well, so that a restarted web process accepts from the same socket;
+    # while none runs, new connections wait in its backlog.
+    listeners, proxy_config = web_listeners(host, int(port))
     # The web processes' open connections, which they read to share new ones evenly; new for
     # each run, as a table left from before a reboot holds beats of another clock.
     share = embedded.VAR_DIR / "web-connections"
@@ -343,13 +377,13 @@ def run() -> int:
     metrics_dir = embedded.VAR_DIR / "metrics"
     monitoring.prepare_directory(metrics_dir)
     os.environ[monitoring.DIRECTORY_VARIABLE] = str(metrics_dir)
-    commands = platform_commands(listener)
+    commands = platform_commands(listeners, proxy_config)
     web = [web_process_name(number) for number in range(1, web_processes() + 1)]
     children = [
         Child(
             name,
             commands[name],
-            (listener.fileno(),),
+            (listeners[slot].fileno(),),
             {
                 **(accept_balancing.share_environment(share, slot) if balancing else {}),
                 "DURAK_ROLE": "web",
@@ -372,7 +406,10 @@ def run() -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    _say(f"{web_processes()} web process(es) share the listening socket")
+    if proxy_config is None:
+        _say(f"{web_processes()} web process(es) share the listening socket")
+    else:
+        _say(f"HAProxy routes to {web_processes()} web process(es), each on a port of its own")
     _say("engines: " + " ".join(f"{name}={value}" for name, value in chosen.items()))
     try:
         for child in children:
@@ -392,7 +429,8 @@ def run() -> int:
     finally:
         _say("stopping ...")
         _stop_processes([child.process for child in children if child.process is not None])
-        listener.close()
+        for listener in set(listeners):
+            listener.close()
         _stop_embedded(started)
     return 0
 

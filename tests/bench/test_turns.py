@@ -65,5 +65,7 @@ def test_a_variant_names_only_values_its_settings_offer():
         variant_environment("CHANNEL_LAYER=stok")
     with pytest.raises(ValueError, match="NAME=value"):
         variant_environment("uvicorn")
-    with pytest.raises(ValueError, match="needs WEB_SERVER=daphne"):
+    with pytest.raises(ValueError, match="not WEB_SERVER=uvicorn"):
         variant_environment("WEB_SERVER=uvicorn ACCEPT_BALANCING=on")
+    with pytest.raises(ValueError, match="not WEB_PROXY=haproxy"):
+        variant_environment("WEB_PROXY=haproxy ACCEPT_BALANCING=on")

@@ -32,6 +32,30 @@ def test_web_processes_default_to_one_per_core_and_follow_the_setting(monkeypatc
     assert launcher.web_processes() == 3
 
 
+def test_behind_haproxy_each_web_process_listens_on_a_port_of_its_own(monkeypatch):
+    monkeypatch.setenv("WEB_PROXY", "haproxy")
+    monkeypatch.setenv("WEB_PROCESSES", "2")
+    port = free_port()
+    listeners, config = launcher.web_listeners("127.0.0.1", port)
+    try:
+        ports = [listener.getsockname()[1] for listener in listeners]
+        assert ports == [port + launcher.WEB_PORT_OFFSET + 1, port + launcher.WEB_PORT_OFFSET + 2]
+        text = config.read_text()
+        assert f"bind 127.0.0.1:{port}\n" in text
+        assert all(text.count(f"127.0.0.1:{web_port} ") == 2 for web_port in ports)
+        commands = launcher.platform_commands(listeners, config)
+        assert commands["haproxy"] == ["haproxy", "-db", "-f", str(config)]
+        fds = {commands[launcher.web_process_name(n)][4] for n in (1, 2)}
+        assert fds == {str(listener.fileno()) for listener in listeners}
+    finally:
+        for listener in listeners:
+            listener.close()
+    monkeypatch.setenv("WEB_PROXY", "none")
+    shared, config = launcher.web_listeners("127.0.0.1", port)
+    shared[0].close()
+    assert config is None and shared[0] is shared[1]
+
+
 def test_a_process_that_keeps_failing_waits_longer_each_time_until_it_runs_long_enough():
     backoff = launcher.Backoff()
     now = backoff.up_since
