@@ -6,7 +6,8 @@
         -- --tables 200 --think 1-3 --seconds 180
 
 Each run starts ``./dev run`` afresh with the variant's environment (space-separated
-``NAME=value`` pairs, see ``durak_site.ops.alternatives``) and ``TRUSTED_PROXY_COUNT=1``, waits
+``NAME=value`` pairs, see ``durak_site.ops.alternatives``; ``CHECKOUT=DIR`` runs another
+checkout's ``./dev run``, such as the code before a change) and ``TRUSTED_PROXY_COUNT=1``, waits
 until it is healthy with all its web processes beating, runs ``bench/load.py`` with the
 arguments after ``--``, and stops the platform again. Taking turns spreads the machine's swings
 over both variants alike. Printed: each run's moves/s, last-seat p50 and p99, and each process's
@@ -40,16 +41,21 @@ from durak_site.ops import alternatives  # noqa: E402
 START_SECONDS = 180.0
 STOP_SECONDS = 30.0
 WEB_ROLES = ("daphne", "uvicorn")
+# A variant's checkout of the platform, when not this one.
+CHECKOUT = "CHECKOUT"
 
 
 def variant_environment(spec: str) -> dict[str, str]:
-    """``NAME=value NAME=value`` as a mapping; each alternative's value must be one it offers."""
+    """``NAME=value NAME=value`` as a mapping; each alternative's value must be one it offers,
+    and a CHECKOUT must be a checkout of the platform."""
     env = {}
     for pair in spec.split():
         name, separator, value = pair.partition("=")
         if not separator or not name:
             raise ValueError(f"a variant is NAME=value pairs, not {pair!r}")
         env[name] = value
+    if CHECKOUT in env and not (Path(env[CHECKOUT]) / "dev").is_file():
+        raise ValueError(f"CHECKOUT={env[CHECKOUT]} has no ./dev")
     for alternative in alternatives.EVERY_ALTERNATIVE:
         alternative.chosen(env)
     alternatives.accept_balancing(env)
@@ -70,6 +76,7 @@ class Platform:
 
     def __init__(self, env: dict[str, str], log_path: Path) -> None:
         self.env = env
+        self.root = Path(env.get(CHECKOUT, ROOT))
         self.log_path = log_path
         self.process: subprocess.Popen | None = None
 
@@ -78,8 +85,8 @@ class Platform:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [str(ROOT / "dev"), "run"],
-                cwd=ROOT,
+                [str(self.root / "dev"), "run"],
+                cwd=self.root,
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench.turns import run_figures, summary, variant_environment
@@ -69,3 +71,10 @@ def test_a_variant_names_only_values_its_settings_offer():
         variant_environment("WEB_SERVER=uvicorn ACCEPT_BALANCING=on")
     with pytest.raises(ValueError, match="not WEB_PROXY=haproxy"):
         variant_environment("WEB_PROXY=haproxy ACCEPT_BALANCING=on")
+
+
+def test_a_variant_may_run_another_checkout_of_the_platform(tmp_path):
+    here = Path(__file__).resolve().parents[2]
+    assert variant_environment(f"CHECKOUT={here}") == {"CHECKOUT": str(here)}
+    with pytest.raises(ValueError, match="has no ./dev"):
+        variant_environment(f"CHECKOUT={tmp_path}")
