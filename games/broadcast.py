@@ -214,7 +214,9 @@ class LocalSockets:
         """Hand out what other processes send; join the group again now and then, and after
         Redis failed."""
         layer = get_channel_layer()
-        channel = await layer.new_channel("games.sockets")
+        # Named as the consumers' channels are: channels-redis reads all of a process's
+        # channels under one lock, by whoever holds it, and only those of one prefix.
+        channel = await layer.new_channel()
         rejoin: asyncio.Task | None = None
         while True:
             try:
