@@ -2,7 +2,7 @@
 
     python bench/turns.py --a CHANNEL_LAYER=fork --b CHANNEL_LAYER=stock --runs 5 \\
         -- --tables 25 --seconds 30
-    python bench/turns.py --a WEB_SERVER=daphne --b "WEB_SERVER=uvicorn" --runs 5 \\
+    python bench/turns.py --a CHECKOUT=../before --b WEB_PROXY=haproxy --runs 5 \\
         -- --tables 200 --think 1-3 --seconds 180
 
 Each run starts ``./dev run`` afresh with the variant's environment (space-separated
@@ -40,7 +40,7 @@ from durak_site.ops import alternatives  # noqa: E402
 # How long a platform may take to come up (migrations, the embedded servers) and to stop.
 START_SECONDS = 180.0
 STOP_SECONDS = 30.0
-WEB_ROLES = ("daphne", "uvicorn")
+WEB_ROLES = ("daphne",)
 # A variant's checkout of the platform, when not this one.
 CHECKOUT = "CHECKOUT"
 

@@ -95,7 +95,7 @@ PATCHES: tuple[Patch, ...] = (
     ),
     Patch(
         "durak_site.sockets.flow_control",
-        "WEB_SERVER=uvicorn",
+        None,
         (
             Upstream(
                 "autobahn.twisted.websocket.WebSocketAdapterProtocol.connectionMade",

@@ -31,11 +31,6 @@ class Alternative:
 CHANNEL_LAYER = Alternative("CHANNEL_LAYER", ("fork", "stock", "pubsub"))
 # durak_site.backends.plain_sql.prepared_cursor, or Django's documented server_side_binding.
 SQL_BINDING = Alternative("SQL_BINDING", ("prepared_cursor", "server_side"))
-# Daphne with durak_site.sockets.flow_control, or uvicorn with its own WebSocket limits.
-WEB_SERVER = Alternative("WEB_SERVER", ("daphne", "uvicorn"))
-# uvicorn's WebSocket implementation under WEB_SERVER=uvicorn: "websockets" heeds
-# --ws-max-queue; "websockets-sansio" (its next default) reads one message at a time.
-UVICORN_WS = Alternative("UVICORN_WS", ("websockets", "websockets-sansio"))
 # durak_site.sockets.accept_balancing in every Daphne process, or Twisted's own accepts.
 ACCEPT_BALANCING = Alternative("ACCEPT_BALANCING", ("on", "off"))
 # How connections reach the web processes: from one listening socket they all share, or each
@@ -46,25 +41,17 @@ WEB_PROXY = Alternative("WEB_PROXY", ("none", "haproxy"))
 EVERY_ALTERNATIVE = (
     CHANNEL_LAYER,
     SQL_BINDING,
-    WEB_SERVER,
-    UVICORN_WS,
     ACCEPT_BALANCING,
     WEB_PROXY,
 )
 
 
 def accept_balancing(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the web processes balance their accepts from the socket they share: a patch of
-    Twisted, so Daphne's alone; uvicorn's processes never do, nor do processes behind HAProxy,
-    which share no socket. Asking for it there is an error."""
+    """Whether the web processes balance their accepts from the socket they share (a patch of
+    Twisted); processes behind HAProxy share no socket, and asking for it there is an error."""
     env = os.environ if env is None else env
-    asked = env.get(ACCEPT_BALANCING.variable, "").strip() == "on"
-    for alternative, value in ((WEB_SERVER, "uvicorn"), (WEB_PROXY, "haproxy")):
-        if alternative.chosen(env) == value:
-            if asked:
-                raise ValueError(
-                    f"ACCEPT_BALANCING=on is for Daphne processes sharing one socket,"
-                    f" not {alternative.variable}={value}"
-                )
-            return False
+    if WEB_PROXY.chosen(env) == "haproxy":
+        if env.get(ACCEPT_BALANCING.variable, "").strip() == "on":
+            raise ValueError("ACCEPT_BALANCING=on is for processes sharing one socket")
+        return False
     return ACCEPT_BALANCING.chosen(env) == "on"

@@ -1,9 +1,9 @@
 """Start the whole platform, or the test suite, on one machine.
 
 ``python -m durak_site.ops.launcher run``
-    services, migrations, one web process per core (WEB_PROCESSES: Daphne, or uvicorn with
-    ``WEB_SERVER=uvicorn``) on one shared listening socket (or, with ``WEB_PROXY=haproxy``,
-    each on a port of its own behind HAProxy, which sends each table to one process),
+    services, migrations, one Daphne process per core (WEB_PROCESSES) on one shared listening
+    socket (or, with ``WEB_PROXY=haproxy``, each on a port of its own behind HAProxy, which
+    sends each table to one process),
     Celery worker and beat, the metrics server (and Prometheus and Grafana when installed),
     each restarted (with backoff) when it dies
 ``python -m durak_site.ops.launcher setup``
@@ -123,8 +123,8 @@ def web_processes() -> int:
 
 
 def web_process_name(number: int) -> str:
-    """The name ``run`` gives its `number`th web process (from 1): its server's, numbered."""
-    return f"{alternatives.WEB_SERVER.chosen()}-{number}"
+    """The name ``run`` gives its `number`th web process (from 1)."""
+    return f"daphne-{number}"
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -143,40 +143,6 @@ def daphne_command(listener: socket.socket) -> list[str]:
     return [str(BIN / "daphne"), "-v", "0", "--fd", fd, *proxy_arguments(os.environ)] + [
         "durak_site.asgi:application"
     ]
-
-
-# Frames that may wait for a socket's handler before uvicorn stops reading the socket: as many
-# as durak_site.sockets.flow_control lets wait under Daphne (four times a client's rate).
-UVICORN_WS_MAX_QUEUE = 40
-
-
-def uvicorn_command(where: list[str], env: Mapping[str, str]) -> list[str]:
-    """uvicorn serving the platform at `where` (``--fd N``, or ``--host``/``--port``), with its
-    own WebSocket limits in place of durak_site.sockets.flow_control: its websockets
-    implementation (``UVICORN_WS``) stops reading a socket whose handler has ``--ws-max-queue``
-    frames waiting and makes a send wait while the client does not read; no compression, as
-    Daphne."""
-    proxy = (
-        ["--proxy-headers", "--forwarded-allow-ips", "*"]
-        if int(env.get("TRUSTED_PROXY_COUNT", "0")) > 0
-        else ["--no-proxy-headers"]
-    )
-    return [
-        str(BIN / "uvicorn"),
-        *where,
-        *("--http", "h11", "--ws", alternatives.UVICORN_WS.chosen(env)),
-        *("--ws-max-queue", str(UVICORN_WS_MAX_QUEUE)),
-        *("--ws-per-message-deflate", "false", "--lifespan", "on"),
-        *("--no-access-log", "--log-level", "warning", *proxy),
-        "durak_site.asgi:application",
-    ]
-
-
-def web_command(listener: socket.socket) -> list[str]:
-    """One web process on the shared listening socket, of the server WEB_SERVER chooses."""
-    if alternatives.WEB_SERVER.chosen() == "uvicorn":
-        return uvicorn_command(["--fd", str(listener.fileno())], os.environ)
-    return daphne_command(listener)
 
 
 def proxy_arguments(env: Mapping[str, str]) -> list[str]:
@@ -328,7 +294,7 @@ def platform_commands(
     """The command of each process ``run`` keeps running, by name: a web process on each
     listening socket (`listeners`, from web_listeners), and HAProxy with `proxy_config`."""
     commands = {
-        web_process_name(number): web_command(listener)
+        web_process_name(number): daphne_command(listener)
         for number, listener in enumerate(listeners, 1)
     }
     if proxy_config is not None:

@@ -76,7 +76,7 @@ def test_two_web_processes_serve_one_listening_socket_and_either_alone_keeps_ser
     listener = launcher.listening_socket("127.0.0.1", port)
     processes = [
         subprocess.Popen(
-            launcher.web_command(listener),
+            launcher.daphne_command(listener),
             cwd=launcher.BASE_DIR,
             env=server_env(),
             pass_fds=(listener.fileno(),),
@@ -126,7 +126,6 @@ def test_a_web_process_started_later_takes_new_connections_until_both_hold_as_ma
             # The patch's own test, whichever engines the run chose.
             env=server_env(
                 **accept_balancing.share_environment(table, slot),
-                WEB_SERVER="daphne",
                 ACCEPT_BALANCING="on",
             ),
             pass_fds=(listener.fileno(),),
