@@ -1,6 +1,6 @@
 """Two variants of the platform measured in turns by the load benchmark: A, B, A, B, ...
 
-    python bench/turns.py --a CHANNEL_LAYER=fork --b CHANNEL_LAYER=stock --runs 5 \\
+    python bench/turns.py --a ACCEPT_BALANCING=on --b WEB_PROXY=haproxy --runs 5 \\
         -- --tables 25 --seconds 30
     python bench/turns.py --a CHECKOUT=../before --b WEB_PROXY=haproxy --runs 5 \\
         -- --tables 200 --think 1-3 --seconds 180
@@ -167,8 +167,8 @@ def print_summary(labels: dict[str, str], results: dict[str, list[dict[str, floa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--a", required=True, help='variant A, e.g. "CHANNEL_LAYER=fork"')
-    parser.add_argument("--b", required=True, help='variant B, e.g. "CHANNEL_LAYER=stock"')
+    parser.add_argument("--a", required=True, help='variant A, e.g. "CHECKOUT=../before"')
+    parser.add_argument("--b", required=True, help='variant B, e.g. "WEB_PROXY=haproxy"')
     parser.add_argument("--runs", type=int, default=5, help="runs of each variant")
     parser.add_argument("--port", type=int, default=8000, help="where ./dev run listens")
     parser.add_argument("--json", help="write every run's full figures to this file")

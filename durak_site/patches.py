@@ -142,48 +142,6 @@ PATCHES: tuple[Patch, ...] = (
         ),
     ),
     Patch(
-        "durak_site.sockets.channel_layer",
-        "CHANNEL_LAYER=stock or CHANNEL_LAYER=pubsub",
-        (
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.receive",
-                "channels-redis",
-                "4.3.0",
-                "7e1738a62995e13c",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.group_send",
-                "channels-redis",
-                "4.3.0",
-                "a7e162859779a242",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.group_add",
-                "channels-redis",
-                "4.3.0",
-                "94283836d4d5e2e3",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.send",
-                "channels-redis",
-                "4.3.0",
-                "564344968720dd94",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.flush",
-                "channels-redis",
-                "4.3.0",
-                "ef5479a07c57a24e",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer._group_key",
-                "channels-redis",
-                "4.3.0",
-                "ceefc92c28efa9ff",
-            ),
-        ),
-    ),
-    Patch(
         "games.consumers",  # TableSocket.dispatch is Channels' without its database hop
         None,
         (

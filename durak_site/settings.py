@@ -179,17 +179,10 @@ CACHES = {
     }
 }
 
-# The channel layer: the fork (durak_site.sockets.channel_layer) or channels-redis's own, as
-# shipped (durak_site.sockets.stock_layers); CHANNEL_LAYER chooses.
-CHANNEL_LAYER = env_alternative(alternatives.CHANNEL_LAYER)
-CHANNEL_LAYER_BACKENDS = {
-    "fork": "durak_site.sockets.channel_layer.RedisChannelLayer",
-    "stock": "durak_site.sockets.stock_layers.RedisChannelLayer",
-    "pubsub": "durak_site.sockets.stock_layers.RedisPubSubChannelLayer",
-}
+# channels-redis's layer as it ships: most states never reach it (games.broadcast).
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": CHANNEL_LAYER_BACKENDS[CHANNEL_LAYER],
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
             # The layer blocks up to 5 s waiting for messages; redis-py's own 5 s read timeout
             # would cut every quiet socket, so reads on these connections never time out.

@@ -27,8 +27,6 @@ class Alternative:
         return value
 
 
-# durak_site.sockets.channel_layer, or channels-redis's own (durak_site.sockets.stock_layers).
-CHANNEL_LAYER = Alternative("CHANNEL_LAYER", ("fork", "stock", "pubsub"))
 # durak_site.backends.plain_sql.prepared_cursor, or Django's documented server_side_binding.
 SQL_BINDING = Alternative("SQL_BINDING", ("prepared_cursor", "server_side"))
 # durak_site.sockets.accept_balancing in every Daphne process, or Twisted's own accepts.
@@ -39,7 +37,6 @@ ACCEPT_BALANCING = Alternative("ACCEPT_BALANCING", ("on", "off"))
 WEB_PROXY = Alternative("WEB_PROXY", ("none", "haproxy"))
 
 EVERY_ALTERNATIVE = (
-    CHANNEL_LAYER,
     SQL_BINDING,
     ACCEPT_BALANCING,
     WEB_PROXY,

@@ -251,10 +251,10 @@ def layer_sends(monkeypatch) -> list[tuple[str, dict]]:
     sent = []
     inside = contextvars.ContextVar("inside_a_layer_send", default=False)
 
-    def recorded(method, many: bool = False):
+    def recorded(method):
         async def record(*args):
             if not inside.get():
-                sent.extend(args[0] if many else [args])
+                sent.append(args)
             token = inside.set(True)
             try:
                 await method(*args)
@@ -265,8 +265,6 @@ def layer_sends(monkeypatch) -> list[tuple[str, dict]]:
 
     monkeypatch.setattr(layer, "group_send", recorded(layer.group_send))
     monkeypatch.setattr(layer, "send", recorded(layer.send))
-    if hasattr(layer, "group_send_many"):  # a layer's own batch of group sends
-        monkeypatch.setattr(layer, "group_send_many", recorded(layer.group_send_many, many=True))
     return sent
 
 
