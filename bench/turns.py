@@ -58,7 +58,6 @@ def variant_environment(spec: str) -> dict[str, str]:
         raise ValueError(f"CHECKOUT={env[CHECKOUT]} has no ./dev")
     for alternative in alternatives.EVERY_ALTERNATIVE:
         alternative.chosen(env)
-    alternatives.accept_balancing(env)
     return env
 
 

@@ -78,22 +78,6 @@ def installed_version(package: str) -> str:
 
 PATCHES: tuple[Patch, ...] = (
     Patch(
-        "durak_site.sockets.accept_balancing",
-        "ACCEPT_BALANCING=off",
-        (
-            Upstream("twisted.internet.tcp.Port.doRead", "Twisted", "26.10.0", "164cfe27568f8c56"),
-            Upstream(
-                "twisted.internet.tcp.Server.__init__", "Twisted", "26.10.0", "a96853d4ed36d9b0"
-            ),
-            Upstream(
-                "twisted.internet.tcp.Connection.connectionLost",
-                "Twisted",
-                "26.10.0",
-                "6c6023c251146347",
-            ),
-        ),
-    ),
-    Patch(
         "durak_site.sockets.flow_control",
         None,
         (

@@ -29,8 +29,6 @@ class Alternative:
 
 # durak_site.backends.plain_sql.prepared_cursor, or Django's documented server_side_binding.
 SQL_BINDING = Alternative("SQL_BINDING", ("prepared_cursor", "server_side"))
-# durak_site.sockets.accept_balancing in every Daphne process, or Twisted's own accepts.
-ACCEPT_BALANCING = Alternative("ACCEPT_BALANCING", ("on", "off"))
 # How connections reach the web processes: from one listening socket they all share, or each
 # process on a port of its own behind HAProxy, which sends a table's sockets to one process
 # (durak_site.ops.haproxy) and the rest to the least busy.
@@ -38,17 +36,5 @@ WEB_PROXY = Alternative("WEB_PROXY", ("none", "haproxy"))
 
 EVERY_ALTERNATIVE = (
     SQL_BINDING,
-    ACCEPT_BALANCING,
     WEB_PROXY,
 )
-
-
-def accept_balancing(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the web processes balance their accepts from the socket they share (a patch of
-    Twisted); processes behind HAProxy share no socket, and asking for it there is an error."""
-    env = os.environ if env is None else env
-    if WEB_PROXY.chosen(env) == "haproxy":
-        if env.get(ACCEPT_BALANCING.variable, "").strip() == "on":
-            raise ValueError("ACCEPT_BALANCING=on is for processes sharing one socket")
-        return False
-    return ACCEPT_BALANCING.chosen(env) == "on"

@@ -33,7 +33,6 @@ from pathlib import Path
 from durak_site.ops import alternatives, backups, embedded, haproxy, monitoring
 from durak_site.ops.json_logs import JsonFormatter
 from durak_site.ops.translations import compile_catalogs
-from durak_site.sockets import accept_balancing
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -316,7 +315,6 @@ def platform_commands(
 def run() -> int:
     try:
         chosen = {item.variable: item.chosen() for item in alternatives.EVERY_ALTERNATIVE}
-        chosen["ACCEPT_BALANCING"] = "on" if alternatives.accept_balancing() else "off"
     except ValueError as error:
         _say(str(error))
         return 2
@@ -334,11 +332,6 @@ def run() -> int:
     # Kept open here as well, so that a restarted web process accepts from the same socket;
     # while none runs, new connections wait in its backlog.
     listeners, proxy_config = web_listeners(host, int(port))
-    # The web processes' open connections, which they read to share new ones evenly; new for
-    # each run, as a table left from before a reboot holds beats of another clock.
-    share = embedded.VAR_DIR / "web-connections"
-    share.unlink(missing_ok=True)
-    balancing = alternatives.accept_balancing()
     # Every process writes its metrics there; those of the last run count no more.
     metrics_dir = embedded.VAR_DIR / "metrics"
     monitoring.prepare_directory(metrics_dir)
@@ -350,10 +343,7 @@ def run() -> int:
             name,
             commands[name],
             (listeners[slot].fileno(),),
-            {
-                **(accept_balancing.share_environment(share, slot) if balancing else {}),
-                "DURAK_ROLE": "web",
-            },
+            {"DURAK_ROLE": "web"},
         )
         for slot, name in enumerate(web)
     ] + [

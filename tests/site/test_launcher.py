@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
-import time
 import urllib.request
-from collections.abc import Callable
 
 import pytest
 
 from durak_site.ops import launcher
-from durak_site.sockets import accept_balancing
 from tests.servers import free_port, server_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -99,65 +95,3 @@ def test_two_web_processes_serve_one_listening_socket_and_either_alone_keeps_ser
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
                 process.wait(timeout=15)
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 60) -> None:
-    # Another process's progress, which it announces nowhere but in the shared table.
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "not reached in time"
-        time.sleep(0.02)
-
-
-@pytest.mark.live
-def test_a_web_process_started_later_takes_new_connections_until_both_hold_as_many(tmp_path):
-    port = free_port()
-    listener = launcher.listening_socket("127.0.0.1", port)
-    table = tmp_path / "web-connections"
-    seen = accept_balancing.ConnectionShare(table, 0)
-
-    def alive() -> dict[int, int]:
-        return seen.alive_connections(time.monotonic())
-
-    def start(slot: int) -> subprocess.Popen:
-        return subprocess.Popen(
-            launcher.daphne_command(listener),
-            cwd=launcher.BASE_DIR,
-            # The patch's own test, whichever engines the run chose.
-            env=server_env(
-                **accept_balancing.share_environment(table, slot),
-                ACCEPT_BALANCING="on",
-            ),
-            pass_fds=(listener.fileno(),),
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-    processes = [start(0)]
-    clients: list[socket.socket] = []
-    try:
-        wait_until(lambda: 0 in alive())
-        clients += [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
-        wait_until(lambda: alive() == {0: 20})
-        processes.append(start(1))
-        wait_until(lambda: 1 in alive())
-        # One at a time, as players arrive: each is taken before the next knocks, so a busy
-        # machine's slow wake-up of the new process is not mistaken for no balancing.
-        for _ in range(20):
-            clients.append(socket.create_connection(("127.0.0.1", port)))
-            wait_until(lambda: sum(alive().values()) == len(clients))
-        # Left to the kernel, the process already serving took all 40.
-        assert abs(alive()[0] - alive()[1]) <= accept_balancing.SLACK
-        # A process that stops serving is no longer waited for.
-        processes[1].send_signal(signal.SIGTERM)
-        processes[1].wait(timeout=15)
-        wait_until(lambda: 1 not in alive())
-    finally:
-        for client in clients:
-            client.close()
-        for process in processes:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=15)
-        listener.close()
