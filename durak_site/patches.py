@@ -4,8 +4,8 @@ checked against it. ``tests/site/test_patches.py`` fails, naming the patch, once
 version's source differs: re-check the patch against the new code, then update the fingerprint
 (``python -m durak_site.patches`` prints the installed ones).
 
-Where an environment setting runs the platform on the standard alternative instead
-(``durak_site.ops.alternatives``), the patch names it.
+Each patch that once had a standard alternative was measured against it; what was kept, and
+why, is in ``docs/decisions`` (0014 to 0017).
 """
 
 from __future__ import annotations
@@ -30,10 +30,9 @@ class Upstream:
 
 @dataclass(frozen=True)
 class Patch:
-    """Our module that relies on `relies_on`; `alternative` is the setting that does without."""
+    """Our module that relies on `relies_on`."""
 
     module: str
-    alternative: str | None
     relies_on: tuple[Upstream, ...]
 
 
@@ -79,7 +78,6 @@ def installed_version(package: str) -> str:
 PATCHES: tuple[Patch, ...] = (
     Patch(
         "durak_site.sockets.flow_control",
-        None,
         (
             Upstream(
                 "autobahn.twisted.websocket.WebSocketAdapterProtocol.connectionMade",
@@ -127,7 +125,6 @@ PATCHES: tuple[Patch, ...] = (
     ),
     Patch(
         "games.consumers",  # TableSocket.dispatch is Channels' without its database hop
-        None,
         (
             Upstream(
                 "channels.consumer.AsyncConsumer.dispatch", "channels", "4.3.2", "8acee1bceaa8491c"
@@ -136,7 +133,6 @@ PATCHES: tuple[Patch, ...] = (
     ),
     Patch(
         "durak_site.sockets.db_threads",
-        None,
         (
             Upstream(
                 "channels.auth.AuthMiddleware.resolve_scope",
@@ -149,20 +145,7 @@ PATCHES: tuple[Patch, ...] = (
         ),
     ),
     Patch(
-        "durak_site.backends.plain_sql",
-        "SQL_BINDING=server_side",
-        (
-            Upstream(
-                "django.db.backends.base.base.BaseDatabaseWrapper._prepare_cursor",
-                "Django",
-                "5.2.19",
-                "9b2a1d2dfbdbde00",
-            ),
-        ),
-    ),
-    Patch(
         "durak_site.celery",
-        None,
         (
             Upstream(
                 "kombu.transport.redis.Transport.__init__", "kombu", "5.7.0", "d72d3fbb9fb07d3d"

@@ -1,8 +1,6 @@
-"""The standard engines that can stand in for the platform's patched parts, each chosen by an
-environment variable, so that both can be run and measured in turns (``bench/turns.py``).
-
-The first choice of each is the patched one and the default; ``docs/decisions`` says what each
-comparison is for. Read by the settings, the ASGI application and the launcher alike.
+"""How ``./dev run`` may arrange the platform, each choice by an environment variable, so that
+both arrangements can be run and measured in turns (``bench/turns.py``). The first choice of
+each is the default.
 """
 
 from __future__ import annotations
@@ -27,14 +25,9 @@ class Alternative:
         return value
 
 
-# durak_site.backends.plain_sql.prepared_cursor, or Django's documented server_side_binding.
-SQL_BINDING = Alternative("SQL_BINDING", ("prepared_cursor", "server_side"))
 # How connections reach the web processes: from one listening socket they all share, or each
 # process on a port of its own behind HAProxy, which sends a table's sockets to one process
 # (durak_site.ops.haproxy) and the rest to the least busy.
 WEB_PROXY = Alternative("WEB_PROXY", ("none", "haproxy"))
 
-EVERY_ALTERNATIVE = (
-    SQL_BINDING,
-    WEB_PROXY,
-)
+EVERY_ALTERNATIVE = (WEB_PROXY,)
