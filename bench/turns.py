@@ -7,7 +7,8 @@
 
 Each run starts ``./dev run`` afresh with the variant's environment (space-separated
 ``NAME=value`` pairs, see ``durak_site.ops.alternatives``; ``CHECKOUT=DIR`` runs another
-checkout's ``./dev run``, such as the code before a change) and ``TRUSTED_PROXY_COUNT=1``, waits
+checkout's ``./dev run`` and load client, such as the code before a change; both checkouts
+need the same ``DURAK_VAR_DIR``) and ``TRUSTED_PROXY_COUNT=1``, waits
 until it is healthy with all its web processes beating, runs ``bench/load.py`` with the
 arguments after ``--``, and stops the platform again. Taking turns spreads the machine's swings
 over both variants alike. Printed: each run's moves/s, last-seat p50 and p99, and each process's
@@ -195,10 +196,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## run {number + 1} of {2 * args.runs}: {key} ({labels[key]})", flush=True)
         with Platform(env, turns_dir / f"run-{number + 1}-{key}.log") as platform:
             platform.wait_healthy(url, web_processes)
+            # The variant's own load client: it plays through that checkout's services.
             subprocess.run(
-                [sys.executable, str(ROOT / "bench" / "load.py"), "--url", url]
+                [sys.executable, str(platform.root / "bench" / "load.py"), "--url", url]
                 + [*args.load_args, "--json", str(figures_path)],
-                cwd=ROOT,
+                cwd=platform.root,
                 env=env,
                 check=True,
             )
