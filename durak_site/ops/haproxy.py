@@ -49,9 +49,11 @@ frontend site
     default_backend pages
 
 backend tables
-    # The path's first three levels, /ws/table/<id>: each table to one process.
+    # The path's first three levels, /ws/table/<id>: each table to one process. The weight
+    # gives each process more points on the ring, which spreads the tables more evenly.
     balance uri depth 3
     hash-type consistent
+    default-server weight 100
     http-response set-header X-Served-By %s
 {listed}
 
