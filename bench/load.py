@@ -96,15 +96,15 @@ TCP_ESTABLISHED = "01"
 # A process's role by what its command line holds, the first match winning.
 ROLES = (
     ("daphne", ("daphne",)),
-    ("uvicorn", ("uvicorn",)),
+    ("haproxy", ("haproxy",)),
     ("beat", ("celery", " beat")),
     ("worker", ("celery",)),
     ("postgres", ("postgres",)),
     ("redis", ("redis",)),
 )
 
-# The web servers' roles (WEB_SERVER chooses which runs).
-WEB_ROLES = ("daphne", "uvicorn")
+# The web servers' roles.
+WEB_ROLES = ("daphne",)
 
 
 # --- players and tables (sync, through the services like any request) -----------------------

@@ -1,12 +1,14 @@
 """Two variants of the platform measured in turns by the load benchmark: A, B, A, B, ...
 
-    python bench/turns.py --a CHANNEL_LAYER=fork --b CHANNEL_LAYER=stock --runs 5 \\
+    python bench/turns.py --a ACCEPT_BALANCING=on --b WEB_PROXY=haproxy --runs 5 \\
         -- --tables 25 --seconds 30
-    python bench/turns.py --a WEB_SERVER=daphne --b "WEB_SERVER=uvicorn" --runs 5 \\
+    python bench/turns.py --a CHECKOUT=../before --b WEB_PROXY=haproxy --runs 5 \\
         -- --tables 200 --think 1-3 --seconds 180
 
 Each run starts ``./dev run`` afresh with the variant's environment (space-separated
-``NAME=value`` pairs, see ``durak_site.ops.alternatives``) and ``TRUSTED_PROXY_COUNT=1``, waits
+``NAME=value`` pairs, see ``durak_site.ops.alternatives``; ``CHECKOUT=DIR`` runs another
+checkout's ``./dev run`` and load client, such as the code before a change; both checkouts
+need the same ``DURAK_VAR_DIR``) and ``TRUSTED_PROXY_COUNT=1``, waits
 until it is healthy with all its web processes beating, runs ``bench/load.py`` with the
 arguments after ``--``, and stops the platform again. Taking turns spreads the machine's swings
 over both variants alike. Printed: each run's moves/s, last-seat p50 and p99, and each process's
@@ -39,20 +41,24 @@ from durak_site.ops import alternatives  # noqa: E402
 # How long a platform may take to come up (migrations, the embedded servers) and to stop.
 START_SECONDS = 180.0
 STOP_SECONDS = 30.0
-WEB_ROLES = ("daphne", "uvicorn")
+WEB_ROLES = ("daphne",)
+# A variant's checkout of the platform, when not this one.
+CHECKOUT = "CHECKOUT"
 
 
 def variant_environment(spec: str) -> dict[str, str]:
-    """``NAME=value NAME=value`` as a mapping; each alternative's value must be one it offers."""
+    """``NAME=value NAME=value`` as a mapping; each alternative's value must be one it offers,
+    and a CHECKOUT must be a checkout of the platform."""
     env = {}
     for pair in spec.split():
         name, separator, value = pair.partition("=")
         if not separator or not name:
             raise ValueError(f"a variant is NAME=value pairs, not {pair!r}")
         env[name] = value
+    if CHECKOUT in env and not (Path(env[CHECKOUT]) / "dev").is_file():
+        raise ValueError(f"CHECKOUT={env[CHECKOUT]} has no ./dev")
     for alternative in alternatives.EVERY_ALTERNATIVE:
         alternative.chosen(env)
-    alternatives.accept_balancing(env)
     return env
 
 
@@ -70,6 +76,7 @@ class Platform:
 
     def __init__(self, env: dict[str, str], log_path: Path) -> None:
         self.env = env
+        self.root = Path(env.get(CHECKOUT, ROOT))
         self.log_path = log_path
         self.process: subprocess.Popen | None = None
 
@@ -78,8 +85,8 @@ class Platform:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [str(ROOT / "dev"), "run"],
-                cwd=ROOT,
+                [str(self.root / "dev"), "run"],
+                cwd=self.root,
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -160,8 +167,8 @@ def print_summary(labels: dict[str, str], results: dict[str, list[dict[str, floa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--a", required=True, help='variant A, e.g. "CHANNEL_LAYER=fork"')
-    parser.add_argument("--b", required=True, help='variant B, e.g. "CHANNEL_LAYER=stock"')
+    parser.add_argument("--a", required=True, help='variant A, e.g. "CHECKOUT=../before"')
+    parser.add_argument("--b", required=True, help='variant B, e.g. "WEB_PROXY=haproxy"')
     parser.add_argument("--runs", type=int, default=5, help="runs of each variant")
     parser.add_argument("--port", type=int, default=8000, help="where ./dev run listens")
     parser.add_argument("--json", help="write every run's full figures to this file")
@@ -189,10 +196,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## run {number + 1} of {2 * args.runs}: {key} ({labels[key]})", flush=True)
         with Platform(env, turns_dir / f"run-{number + 1}-{key}.log") as platform:
             platform.wait_healthy(url, web_processes)
+            # The variant's own load client: it plays through that checkout's services.
             subprocess.run(
-                [sys.executable, str(ROOT / "bench" / "load.py"), "--url", url]
+                [sys.executable, str(platform.root / "bench" / "load.py"), "--url", url]
                 + [*args.load_args, "--json", str(figures_path)],
-                cwd=ROOT,
+                cwd=platform.root,
                 env=env,
                 check=True,
             )

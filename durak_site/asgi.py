@@ -9,9 +9,9 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from durak_site.ops import alternatives, error_reports, heartbeats, lifespan, monitoring  # noqa: E402
+from durak_site.ops import error_reports, heartbeats, monitoring  # noqa: E402
 from durak_site.routing import websocket_urlpatterns  # noqa: E402
-from durak_site.sockets import accept_balancing, flow_control, outage_closes  # noqa: E402
+from durak_site.sockets import flow_control, outage_closes  # noqa: E402
 from durak_site.sockets.db_threads import AuthMiddlewareStack  # noqa: E402
 from durak_site.sockets.open_limits import OpenLimits  # noqa: E402
 from durak_site.sockets.origin_check import SiteOriginValidator  # noqa: E402
@@ -20,20 +20,12 @@ from durak_site.sockets.origin_check import SiteOriginValidator  # noqa: E402
 # between full ones (Python's defaults: 700, 10, 10).
 COLLECTOR_THRESHOLDS = (5_000, 10, 10)
 
-routes = {}
-if alternatives.WEB_SERVER.chosen() == "daphne":
-    if alternatives.accept_balancing():
-        accept_balancing.install_in_web_process()
-    flow_control.install()
-    heartbeats.beat_from_reactor()
-    monitoring.leave_live_gauges_at_shutdown()
-    outage_closes.close_sockets_on_shutdown()
-else:
-    # uvicorn: its own WebSocket limits (the launcher's options) and close code at a restart.
-    routes["lifespan"] = lifespan.lifespan
+flow_control.install()
+heartbeats.beat_from_reactor()
+monitoring.leave_live_gauges_at_shutdown()
+outage_closes.close_sockets_on_shutdown()
 application = ProtocolTypeRouter(
     {
-        **routes,
         "http": django_asgi_app,
         "websocket": error_reports.around_sockets(
             outage_closes.OutageMiddleware(

@@ -4,8 +4,8 @@ checked against it. ``tests/site/test_patches.py`` fails, naming the patch, once
 version's source differs: re-check the patch against the new code, then update the fingerprint
 (``python -m durak_site.patches`` prints the installed ones).
 
-Where an environment setting runs the platform on the standard alternative instead
-(``durak_site.ops.alternatives``), the patch names it.
+Each patch that once had a standard alternative was measured against it; what was kept, and
+why, is in ``docs/decisions`` (0014 to 0017).
 """
 
 from __future__ import annotations
@@ -30,10 +30,9 @@ class Upstream:
 
 @dataclass(frozen=True)
 class Patch:
-    """Our module that relies on `relies_on`; `alternative` is the setting that does without."""
+    """Our module that relies on `relies_on`."""
 
     module: str
-    alternative: str | None
     relies_on: tuple[Upstream, ...]
 
 
@@ -78,24 +77,7 @@ def installed_version(package: str) -> str:
 
 PATCHES: tuple[Patch, ...] = (
     Patch(
-        "durak_site.sockets.accept_balancing",
-        "ACCEPT_BALANCING=off",
-        (
-            Upstream("twisted.internet.tcp.Port.doRead", "Twisted", "26.10.0", "164cfe27568f8c56"),
-            Upstream(
-                "twisted.internet.tcp.Server.__init__", "Twisted", "26.10.0", "a96853d4ed36d9b0"
-            ),
-            Upstream(
-                "twisted.internet.tcp.Connection.connectionLost",
-                "Twisted",
-                "26.10.0",
-                "6c6023c251146347",
-            ),
-        ),
-    ),
-    Patch(
         "durak_site.sockets.flow_control",
-        "WEB_SERVER=uvicorn",
         (
             Upstream(
                 "autobahn.twisted.websocket.WebSocketAdapterProtocol.connectionMade",
@@ -142,50 +124,7 @@ PATCHES: tuple[Patch, ...] = (
         ),
     ),
     Patch(
-        "durak_site.sockets.channel_layer",
-        "CHANNEL_LAYER=stock or CHANNEL_LAYER=pubsub",
-        (
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.receive",
-                "channels-redis",
-                "4.3.0",
-                "7e1738a62995e13c",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.group_send",
-                "channels-redis",
-                "4.3.0",
-                "a7e162859779a242",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.group_add",
-                "channels-redis",
-                "4.3.0",
-                "94283836d4d5e2e3",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.send",
-                "channels-redis",
-                "4.3.0",
-                "564344968720dd94",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer.flush",
-                "channels-redis",
-                "4.3.0",
-                "ef5479a07c57a24e",
-            ),
-            Upstream(
-                "channels_redis.core.RedisChannelLayer._group_key",
-                "channels-redis",
-                "4.3.0",
-                "ceefc92c28efa9ff",
-            ),
-        ),
-    ),
-    Patch(
         "games.consumers",  # TableSocket.dispatch is Channels' without its database hop
-        None,
         (
             Upstream(
                 "channels.consumer.AsyncConsumer.dispatch", "channels", "4.3.2", "8acee1bceaa8491c"
@@ -194,7 +133,6 @@ PATCHES: tuple[Patch, ...] = (
     ),
     Patch(
         "durak_site.sockets.db_threads",
-        None,
         (
             Upstream(
                 "channels.auth.AuthMiddleware.resolve_scope",
@@ -207,20 +145,7 @@ PATCHES: tuple[Patch, ...] = (
         ),
     ),
     Patch(
-        "durak_site.backends.plain_sql",
-        "SQL_BINDING=server_side",
-        (
-            Upstream(
-                "django.db.backends.base.base.BaseDatabaseWrapper._prepare_cursor",
-                "Django",
-                "5.2.19",
-                "9b2a1d2dfbdbde00",
-            ),
-        ),
-    ),
-    Patch(
         "durak_site.celery",
-        None,
         (
             Upstream(
                 "kombu.transport.redis.Transport.__init__", "kombu", "5.7.0", "d72d3fbb9fb07d3d"

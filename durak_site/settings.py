@@ -18,7 +18,7 @@ from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from durak_site.ops import alternatives, backups, embedded, error_reports, monitoring
+from durak_site.ops import backups, embedded, error_reports, monitoring
 from durak_site.push import vapid
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -36,13 +36,6 @@ def env_list(name: str, default: str = "") -> list[str]:
 
 
 DEBUG = env_bool("DEBUG")
-
-
-def env_alternative(alternative: alternatives.Alternative) -> str:
-    try:
-        return alternative.chosen()
-    except ValueError as error:
-        raise ImproperlyConfigured(str(error)) from error
 
 
 def _secret_key() -> str:
@@ -148,15 +141,11 @@ if env_bool("DB_PGBOUNCER"):
     # Transaction pooling hands each transaction any server connection: nothing may outlive one.
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
     DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
-# The statements of every move run on a cursor whose statements psycopg prepares once they have
-# run this often on a connection (durak_site.backends.plain_sql.prepared_cursor); Django's own
-# are never.
+# Every statement sends its parameters apart from its text (Django's documented option), and
+# psycopg prepares one once it has run this often on a connection: the few statements of every
+# move are planned once per connection, not on each move.
+DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
 DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 5)
-# SQL_BINDING=server_side: every cursor of Django's sends its parameters apart (Django's
-# documented option), and psycopg prepares whatever runs often, the ORM's statements too.
-SQL_BINDING = env_alternative(alternatives.SQL_BINDING)
-if SQL_BINDING == "server_side":
-    DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
 # Threads per web process that run database work for the sockets.
 DB_THREADS = int(os.environ.get("DB_THREADS", "4"))
 # Each process keeps its connections open in a pool, and every piece of database work borrows
@@ -179,17 +168,10 @@ CACHES = {
     }
 }
 
-# The channel layer: the fork (durak_site.sockets.channel_layer) or channels-redis's own, as
-# shipped (durak_site.sockets.stock_layers); CHANNEL_LAYER chooses.
-CHANNEL_LAYER = env_alternative(alternatives.CHANNEL_LAYER)
-CHANNEL_LAYER_BACKENDS = {
-    "fork": "durak_site.sockets.channel_layer.RedisChannelLayer",
-    "stock": "durak_site.sockets.stock_layers.RedisChannelLayer",
-    "pubsub": "durak_site.sockets.stock_layers.RedisPubSubChannelLayer",
-}
+# channels-redis's layer as it ships: most states never reach it (games.broadcast).
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": CHANNEL_LAYER_BACKENDS[CHANNEL_LAYER],
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
             # The layer blocks up to 5 s waiting for messages; redis-py's own 5 s read timeout
             # would cut every quiet socket, so reads on these connections never time out.

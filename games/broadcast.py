@@ -1,11 +1,21 @@
-"""A table's states, built once per change and sent to each viewer's own group.
+"""A table's states, built once per change and handed to each viewer's own sockets.
 
 Every user at a table (a player, or one seated waiting for the game) has a group of his own
 sockets there, and every socket at the table is in its spectators' group. After a change each
-seated user's state is built once and sent to his group alone, so a message holding a hand
+seated user's state is built once and handed to his group alone, so a message holding a hand
 only ever reaches that player's sockets; one spectators' state goes to the spectators' group,
 where the seated users' sockets drop it, and only while someone else has a socket there.
 Sockets only forward what they are sent.
+
+The groups live in each web process (``LocalSockets``), not in the channel layer: the process
+that makes a change hands its own sockets their states in memory. A table's sockets are meant
+to share one process, its owner (the proxy routes ``/ws/table/<id>/`` by the table id), so a
+player's move usually crosses no process at all. Presence (``games.presence``) names the
+process of every socket at the table, which the change reads anyway; each other process with
+sockets there gets one channel-layer message with just its sockets' states, sent to its own
+group. So the worker's deadline moves, pages' commands, and a socket that landed on another
+process (a failover, or several processes sharing one port) are served through Redis, and the
+lobby stays a channel-layer group.
 
 Each message carries the moves since ``from`` (the version before the change) rather than the
 whole log, and a ``key`` (game id, version, stamp) that orders states across processes: the
@@ -26,10 +36,12 @@ import logging
 import os
 import threading
 import time
+import uuid
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -53,8 +65,12 @@ def watch_group(table_id: int) -> str:
 
 @dataclass(frozen=True)
 class Message:
+    """A body for a group: a table's group (`processes`: the web processes holding sockets in
+    it, by their fan-out groups), or a channel-layer group such as the lobby (None)."""
+
     group: str
     body: dict[str, Any]
+    processes: frozenset[str] | None = None
 
 
 def stamp() -> float:
@@ -106,7 +122,8 @@ def table_messages(
     table_id = snapshot.table.pk
     game = snapshot.game
     key = [game.pk if game is not None else 0, game.version if game is not None else 0, at]
-    connected, spectators = tables.table_audience(snapshot)
+    audience = tables.table_audience(snapshot)
+    connected, by_user = audience.connected, audience.processes
     seated = snapshot.seated
     moves = [encode(event) for event in events]  # the same for every viewer: encoded once
     live = game is not None and game.status == Game.Status.PLAYING
@@ -127,15 +144,124 @@ def table_messages(
         }
 
     messages = [
-        Message(user_group(table_id, user_id), body("table.state", user_id)) for user_id in seated
+        Message(
+            user_group(table_id, user_id),
+            body("table.state", user_id),
+            by_user.get(user_id, frozenset()),
+        )
+        for user_id in seated
     ]
-    if spectators:
+    if audience.spectators:
         # Read after the commit, and a spectator's socket is counted before it reads its first
         # state: one counted too late reads this change from the database.
+        watching = frozenset().union(
+            *(names for user_id, names in by_user.items() if user_id not in seated)
+        )
         messages.append(
-            Message(watch_group(table_id), {**body("table.watch", None), "seated": seated})
+            Message(
+                watch_group(table_id), {**body("table.watch", None), "seated": seated}, watching
+            )
         )
     return messages
+
+
+class TableSocket(Protocol):
+    def post(self, body: dict[str, Any]) -> None:
+        """Take a state (or chat message) to handle after those posted before it."""
+
+
+# How often a process joins its fan-out group again: the channel layer forgets a group's
+# members after a day, and a Redis that restarted empty forgot them at once.
+REJOIN_SECONDS = 600.0
+# A fan-out message of other processes: (group, body) pairs for this process's sockets.
+FANOUT = "tables.fanout"
+
+
+class LocalSockets:
+    """The table sockets of this process, by group, on the event loop that serves them, and
+    the process's fan-out group in the channel layer, through which other processes send it
+    the states of its sockets."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.name = f"games.sockets.{uuid.uuid4().hex}"
+        self.groups: dict[str, set[TableSocket]] = defaultdict(set)
+        self.joined = asyncio.Event()
+        self.listener = loop.create_task(self.listen())
+
+    def connection(self, channel_name: str) -> str:
+        """A socket's name in presence: this process's fan-out group and its channel."""
+        return f"{self.name}@{channel_name}"
+
+    def add(self, table_id: int, user_id: int, socket: TableSocket) -> None:
+        self.groups[user_group(table_id, user_id)].add(socket)
+        self.groups[watch_group(table_id)].add(socket)
+
+    def discard(self, table_id: int, user_id: int, socket: TableSocket) -> None:
+        for group in (user_group(table_id, user_id), watch_group(table_id)):
+            members = self.groups.get(group)
+            if members is not None:
+                members.discard(socket)
+                if not members:
+                    del self.groups[group]
+
+    def hand_out(self, parts: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        for group, body in parts:
+            for socket in self.groups.get(group, ()):
+                socket.post(body)
+
+    async def listen(self) -> None:
+        """Hand out what other processes send; join the group again now and then, and after
+        Redis failed."""
+        layer = get_channel_layer()
+        # Named as the consumers' channels are: channels-redis reads all of a process's
+        # channels under one lock, by whoever holds it, and only those of one prefix.
+        channel = await layer.new_channel()
+        rejoin: asyncio.Task | None = None
+        while True:
+            try:
+                await layer.group_add(self.name, channel)
+                self.joined.set()
+                rejoin = asyncio.ensure_future(self.rejoin(layer, channel))
+                while True:
+                    message = await layer.receive(channel)
+                    if message.get("type") == FANOUT:
+                        self.hand_out(message["parts"])
+            except Exception:  # noqa: BLE001 - whatever broke, other processes' states must come
+                logger.warning("table fan-out group lost; joining again", exc_info=True)
+                await asyncio.sleep(RETRY_DELAYS[1])
+            finally:
+                if rejoin is not None:
+                    rejoin.cancel()
+
+    async def rejoin(self, layer, channel: str) -> None:
+        while True:
+            await asyncio.sleep(REJOIN_SECONDS)
+            try:
+                await layer.group_add(self.name, channel)
+            except Exception:  # noqa: BLE001 - the group lasts far longer than the next round
+                logger.warning("table fan-out group not joined again; next round", exc_info=True)
+
+
+_local: LocalSockets | None = None
+
+
+async def local_sockets() -> LocalSockets:
+    """This process's table sockets, on the running event loop, joined to its fan-out group."""
+    global _local
+    loop = asyncio.get_running_loop()
+    if _local is None or _local.loop is not loop:
+        if _local is not None and not _local.loop.is_closed():
+            _local.loop.call_soon_threadsafe(_local.listener.cancel)
+        _local = LocalSockets(loop)
+    await _local.joined.wait()
+    return _local
+
+
+def _here() -> LocalSockets | None:
+    """This process's sockets when the running loop serves them."""
+    local = _local
+    return local if local is not None and local.loop is asyncio.get_running_loop() else None
 
 
 # The outbox: where a command's messages go once it commits. A command publishes the same
@@ -186,8 +312,8 @@ def _own_loop() -> asyncio.AbstractEventLoop:
 
 def _forget_loop_in_child() -> None:
     # A forked child has no copy of the parent's threads: it starts a loop of its own.
-    global _loop, _loop_lock
-    _loop, _loop_lock = None, threading.Lock()
+    global _loop, _loop_lock, _local
+    _loop, _loop_lock, _local = None, threading.Lock(), None
 
 
 os.register_at_fork(after_in_child=_forget_loop_in_child)
@@ -205,17 +331,32 @@ def deliver(messages: list[Message]) -> None:
 
 
 async def send(messages: list[Message]) -> None:
-    """Send every message in one batch (the last seat waits for two round trips, not four per
-    group), retrying while the layer's Redis connection is broken: a committed change must
-    reach its table. A retried batch may deliver some messages twice; sockets drop the older
-    or equal states, by their key."""
+    """Hand this process's sockets their messages, then send the rest through the channel
+    layer at once: to each other process with sockets at the table, one message with all of
+    theirs; to each channel-layer group its own. Remote sends are retried while the layer's
+    Redis connection is broken: a committed change must reach its table. A retried send may
+    deliver some messages twice; sockets drop the older or equal states, by their key."""
     if not messages:
         return
+    here = _here()
+    if here is not None:
+        here.hand_out((message.group, message.body) for message in messages)
+    by_process: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    sends = []
+    for message in messages:
+        if message.processes is None:
+            sends.append((message.group, message.body))
+            continue
+        for process in message.processes:
+            if here is None or process != here.name:
+                by_process[process].append((message.group, message.body))
+    sends += [(process, {"type": FANOUT, "parts": parts}) for process, parts in by_process.items()]
+    if not sends:
+        return
     layer = get_channel_layer()
-    sends = [(message.group, message.body) for message in messages]
     for delay in (*RETRY_DELAYS, None):
         try:
-            await layer.group_send_many(sends)
+            await asyncio.gather(*(layer.group_send(group, body) for group, body in sends))
             return
         except (RedisError, OSError) as error:
             if delay is None:

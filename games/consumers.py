@@ -28,9 +28,8 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 from durak_site.backends import rate_limits
 from durak_site.ops import json_logs as site_logging
 from durak_site.ops import metrics
-from durak_site.sockets import handshake_pacing, open_limits, session_closes
+from durak_site.sockets import handshake_pacing, open_limits, outage_closes, session_closes
 from durak_site.sockets.db_threads import database_sync_to_async
-from durak_site.sockets.outage_closes import BACKEND_ERRORS
 from durak_site.web.client_source import address_of_scope, client_of_scope
 from games import broadcast, presence, services
 from games.errors import ERROR_MESSAGES, PROTOCOL_ERRORS, GameError
@@ -286,7 +285,7 @@ class JsonSocket(AsyncWebsocketConsumer):
             await getattr(self, f"on_{message['type']}")(message)
         except SessionEnded:
             await self.close(code=CLOSE_UNAUTHENTICATED)
-        except BACKEND_ERRORS:
+        except outage_closes.BACKEND_ERRORS:
             raise  # the socket closes with CLOSE_UNAVAILABLE: the client reconnects and resyncs
         except Exception:
             # One bad message must not take the socket (and what it holds) down with it.
@@ -367,50 +366,77 @@ class TableConsumer(JsonSocket):
     # The last state sent with the whole log, and the key that orders states (broadcast).
     held: Held | None = None
     key: tuple = ()
+    forwarder: asyncio.Task | None = None
 
     async def open(self) -> None:
         self.table_id = self.scope["url_route"]["kwargs"]["table_id"]
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         invite_code = query.get("invite", [""])[0]
+        # States and chat are handled one at a time, in the order they came (``post``).
+        self.turn = asyncio.Lock()
+        self.posted: asyncio.Queue[dict] = asyncio.Queue()
+        self.local = await broadcast.local_sockets()
+        self.connection = self.local.connection(self.channel_name)
         if not await database_sync_to_async(services.presence_open)(
             table_id=self.table_id,
             user=self.user,
             invite_code=invite_code,
-            connection=self.channel_name,
+            connection=self.connection,
         ):
             await self.refuse(CLOSE_NOT_FOUND)
             return
         self.joined = True
         site_logging.bind(table=self.table_id)
-        self.table_groups = [
-            broadcast.user_group(self.table_id, self.user.pk),
-            broadcast.watch_group(self.table_id),
-        ]
-        # Joined before the first state is read, so no later change can be missed.
-        for group in self.table_groups:
-            await self.channel_layer.group_add(group, self.channel_name)
+        # Counted in presence and listed here before the first state is read, so no later
+        # change can be missed.
+        self.local.add(self.table_id, self.user.pk, self)
+        self.forwarder = asyncio.create_task(self.forward_posted())
         history = await database_sync_to_async(services.chat_history)(
             table_id=self.table_id, user=self.user
         )
         self.muted = frozenset(history.pop("muted_ids"))
         await self.send_json(history)
-        await self.send_whole_state()
+        async with self.turn:
+            await self.send_whole_state()
 
     async def release(self) -> None:
+        if self.forwarder is not None:
+            self.forwarder.cancel()
         await super().release()
         if self.joined:
-            for group in self.table_groups:
-                await self.channel_layer.group_discard(group, self.channel_name)
+            self.local.discard(self.table_id, self.user.pk, self)
             await database_sync_to_async(services.presence_disconnect)(
-                table_id=self.table_id, user=self.user, connection=self.channel_name
+                table_id=self.table_id, user=self.user, connection=self.connection
             )
 
     async def refresh(self) -> None:
         await super().refresh()
         if self.joined:
             await database_sync_to_async(services.presence_heartbeat)(
-                table_id=self.table_id, user=self.user, connection=self.channel_name
+                table_id=self.table_id, user=self.user, connection=self.connection
             )
+
+    def post(self, body: dict) -> None:
+        """A state or chat message of this socket's table, from this process or another."""
+        self.posted.put_nowait(body)
+
+    async def forward_posted(self) -> None:
+        """Handle what was posted, in order. A failure (a backend outage while the socket
+        catches up) closes the socket, so that no state is silently missed: the client
+        reconnects and reads the table afresh."""
+        while True:
+            body = await self.posted.get()
+            try:
+                async with self.turn:
+                    await getattr(self, get_handler_name(body))(body)
+            except outage_closes.BACKEND_ERRORS:
+                logger.warning("table socket could not catch up; closing it", exc_info=True)
+            except Exception:
+                logger.exception("table socket could not handle a state; closing it")
+            else:
+                continue
+            await self.close(code=outage_closes.CLOSE_UNAVAILABLE)
+            return
 
     async def send_whole_state(self) -> None:
         """Read this user's state with its log from the database and send it."""
@@ -447,16 +473,18 @@ class TableConsumer(JsonSocket):
         await self.send(text_data=broadcast.state_frame(event["head"], event["events"], since))
 
     async def on_sync(self, message: dict) -> None:
-        held = self.held
-        if message["version"] == held.version and message.get("game", held.game_id) == held.game_id:
-            await self.send_json({"type": "unchanged", "version": held.version})
-        else:
-            await self.send(text_data=held.frame())
+        async with self.turn:
+            held = self.held
+            version, game_id = message["version"], message.get("game", held.game_id)
+            if version == held.version and game_id == held.game_id:
+                await self.send_json({"type": "unchanged", "version": held.version})
+            else:
+                await self.send(text_data=held.frame())
 
     async def on_visibility(self, message: dict) -> None:
         """The page was hidden or shown: a player who does not see his table gets pushes."""
         await sync_to_async(presence.set_visible, thread_sensitive=False)(
-            self.table_id, self.user.pk, self.channel_name, message["visible"]
+            self.table_id, self.user.pk, self.connection, message["visible"]
         )
 
     async def on_back(self, message: dict) -> None:
@@ -515,7 +543,8 @@ class TableConsumer(JsonSocket):
             metrics.refused(refusal)
             await self.send_error(refusal, ERROR_MESSAGES[refusal])
             if refusal == "stale_version":
-                await self.send(text_data=held.frame())
+                async with self.turn:
+                    await self.send(text_data=self.held.frame())
             return
         try:
             outbox = await self.table_command(
@@ -529,7 +558,8 @@ class TableConsumer(JsonSocket):
             metrics.refused(error.code)
             await self.send_error(error.code, error.message)
             if error.code in {"stale_version", "game_finished"}:
-                await self.send_whole_state()
+                async with self.turn:
+                    await self.send_whole_state()
             return
         MOVE_SECONDS.labels("committed").observe(time.perf_counter() - self.received_at)
         await self.deliver_own_first(outbox)
@@ -568,9 +598,10 @@ class TableConsumer(JsonSocket):
     async def deliver_own_first(self, outbox: list[broadcast.Message]) -> None:
         """Serve the user who made the change first; his other sockets and everyone else after."""
         mine = broadcast.user_group(self.table_id, self.user.pk)
-        for message_sent in outbox:
-            if message_sent.group == mine:
-                await self.forward(message_sent.body)
+        async with self.turn:
+            for message_sent in outbox:
+                if message_sent.group == mine:
+                    await self.forward(message_sent.body)
         await broadcast.send(outbox)
 
 

@@ -18,7 +18,7 @@ from durak_site.backends.batched_tasks import BatchedTask
 from durak_site.celery import app as celery_app
 from durak_site.push import services as push
 from durak_site.sockets import session_closes
-from games import broadcast
+from games import broadcast, presence
 from games.models import Table
 from games.selectors import lobby, tables
 
@@ -116,7 +116,10 @@ class ChatDelivery:
 
     def __call__(self) -> None:
         body = {"type": "table.chat", "author": self.author_id, "message": self.message}
-        broadcast.deliver([broadcast.Message(broadcast.watch_group(self.table_id), body)])
+        processes = presence.table_processes(self.table_id)
+        broadcast.deliver(
+            [broadcast.Message(broadcast.watch_group(self.table_id), body, processes)]
+        )
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from durak_site.backends.plain_sql import ModelRows, prepared_cursor
+from durak_site.backends.plain_sql import ModelRows
 from games.models import (
     BankDistribution,
     ClockStop,
@@ -48,7 +48,7 @@ def table_seats(table_id: int) -> list[Seat]:
     Read on every move: one statement written once, not compiled by the ORM on each call.
     """
     seats, users, sql = _seats_query()
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(sql, [table_id])
         rows = cursor.fetchall()
     found = []
@@ -100,7 +100,7 @@ def _lock_game_query() -> str:
 def table_and_current_game(table_id: int) -> tuple[Table, Game | None] | None:
     """The table with this id and its current game (None: no game yet), None if there is no
     such table: one statement, as every change announced to a table reads them."""
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(_table_snapshot_query(), [table_id])
         row = cursor.fetchone()
     return None if row is None else _table_and_game(row)
@@ -109,7 +109,7 @@ def table_and_current_game(table_id: int) -> tuple[Table, Game | None] | None:
 def table_and_game_locked(game_id: int) -> tuple[Table, Game | None] | None:
     """The game and its table, both locked, None if there is no such game: one statement, as
     every move takes it."""
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(_lock_game_query(), [game_id])
         row = cursor.fetchone()
     return None if row is None else _table_and_game(row)
@@ -122,7 +122,7 @@ def game_result_rows(
     (mu, sigma) after the game if it was rated, and before it (None before his first rated
     game): one statement, as every state of a finished game reads them."""
     share_rows, sql = _game_result_query()
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(sql, [game_id])
         rows = cursor.fetchall()
     found = []
@@ -150,7 +150,7 @@ def _game_result_query() -> tuple[ModelRows[BankDistribution], str]:
 def latest_game_and_seated(table_id: int) -> tuple[int | None, list[int]]:
     """The table's latest game and its seated users, in one statement written once: every
     confirmation reads them."""
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT (SELECT id FROM {Game._meta.db_table} WHERE table_id = %s"
             " ORDER BY number DESC LIMIT 1),"
@@ -230,7 +230,7 @@ def _store(
         steps = ", ".join(f"step{index} AS ({step})" for index, (step, _) in enumerate(writes))
         sql = f"WITH {steps} {sql}"
         params = [*(value for _, values in writes for value in values), *params]
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
 
 
@@ -241,7 +241,7 @@ def ratings_lock(user_ids: list[int]) -> dict[int, tuple[float, float]]:
     """Each player's stored (mu, sigma), his row locked; a newcomer's row is made at the model's
     start. In one order, by player, so two games finishing together never deadlock."""
     ratings = Rating._meta.db_table
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {ratings} (user_id, mu, sigma, games)"
             " SELECT id, %s, %s, 0 FROM unnest(%s::bigint[]) AS id ORDER BY id"
@@ -255,7 +255,7 @@ def ratings_lock(user_ids: list[int]) -> dict[int, tuple[float, float]]:
 def ratings_store(*, game_id: int, user_ids: list[int], ratings: list[tuple[float, float]]) -> None:
     """Store each player's (mu, sigma) after the game, and the game's rating changes."""
     rated = [user_ids, [mu for mu, _ in ratings], [sigma for _, sigma in ratings]]
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(
             f"WITH changes AS (INSERT INTO {RatingChange._meta.db_table}"
             " (game_id, user_id, mu, sigma, created_at)"

@@ -1,8 +1,10 @@
 """Who has which sockets open, kept in Redis so that every Daphne process sees it.
 
 Each open table socket is one member of a sorted set per (table, user) and of one per table
-(which tells whether anyone watches besides the players), and each open socket of any kind one
-member of a sorted set per user (for the per-user cap), scored with the time it was last seen.
+(which tells whether anyone watches besides the players, and on which web processes: a table
+socket's connection is ``<process>@<channel>``, games.broadcast), and each open socket of any
+kind one member of a sorted set per user (for the per-user cap), scored with the time it was
+last seen.
 The socket refreshes its score every ``HEARTBEAT_SECONDS``; a member not seen for
 ``STALE_SECONDS`` belongs to a process that died without closing it, and counts no more. So a
 crash heals itself within a minute, and adding or removing one socket never disturbs another
@@ -16,6 +18,7 @@ user with a live socket outside that set has the table in front of him, and gets
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from functools import cache as once
 
 import redis
@@ -177,9 +180,19 @@ def connected_at(users_by_table: dict[int, list[int]]) -> dict[int, set[int]]:
     return live
 
 
-def audience(table_id: int, user_ids: list[int]) -> tuple[set[int], bool]:
-    """Those of `user_ids` with at least one live socket at the table, and whether anyone else
-    (a spectator) has one there: one round trip."""
+@dataclass(frozen=True)
+class Audience:
+    """Who has live sockets at a table: the seated users among them, whether anyone else (a
+    spectator) does, and by user the web processes holding his sockets there (each named by
+    its fan-out group, ``games.broadcast.LocalSockets``)."""
+
+    connected: set[int]
+    spectators: bool
+    processes: dict[int, frozenset[str]]
+
+
+def audience(table_id: int, user_ids: list[int]) -> Audience:
+    """The table's `Audience`, `user_ids` being its seated users: one round trip."""
     since = time.time() - STALE_SECONDS
     with redis_client().pipeline(transaction=False) as pipe:
         for user_id in user_ids:
@@ -187,8 +200,25 @@ def audience(table_id: int, user_ids: list[int]) -> tuple[set[int], bool]:
         pipe.zrangebyscore(table_key(table_id), since, "+inf")
         *counts, sockets = pipe.execute()
     connected = {user_id for user_id, live in zip(user_ids, counts, strict=True) if live}
-    others = {int(member.split(b":", 1)[0]) for member in sockets} - set(user_ids)
-    return connected, bool(others)
+    processes = _processes_by_user(sockets)
+    return Audience(connected, bool(processes.keys() - set(user_ids)), processes)
+
+
+def table_processes(table_id: int) -> frozenset[str]:
+    """The web processes holding live sockets at the table."""
+    since = time.time() - STALE_SECONDS
+    sockets = redis_client().zrangebyscore(table_key(table_id), since, "+inf")
+    return frozenset().union(*_processes_by_user(sockets).values())
+
+
+def _processes_by_user(sockets: list[bytes]) -> dict[int, frozenset[str]]:
+    """By user, the processes named in his sockets' connections (``<process>@<channel>``)."""
+    found: dict[int, set[str]] = {}
+    for member in sockets:
+        user_id, _, connection = member.decode().partition(":")
+        process, at, _channel = connection.partition("@")
+        found.setdefault(int(user_id), set()).update([process] if at else [])
+    return {user_id: frozenset(names) for user_id, names in found.items()}
 
 
 def online(user_ids: list[int]) -> set[int]:

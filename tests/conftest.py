@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.cache import cache
 
 from durak_site.backends import rate_limits
@@ -18,7 +17,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 TESTS_DIR = Path(__file__).resolve().parent
 # Every test in these folders carries the folder's marker.
-FOLDER_MARKERS = {"e2e": "e2e", "resilience": "resilience"}
+FOLDER_MARKERS = {"e2e": "e2e", "resilience": "resilience", "cluster": "cluster"}
+# Markers whose tests run only when asked for by name (``./dev test -m cluster``).
+ON_REQUEST_MARKERS = ("cluster",)
 # The fixtures that start server processes (Daphne, Celery, the whole platform): a test that
 # uses one is `live`.
 SERVER_FIXTURES = frozenset(
@@ -55,6 +56,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         long = any(item.get_closest_marker(marker) for marker in LONG_MARKERS)
         if long and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(LONG_TEST_TIMEOUT_SECONDS))
+    asked = config.getoption("markexpr") or ""
+    left_out = [
+        item
+        for item in items
+        if any(
+            item.get_closest_marker(marker) and marker not in asked for marker in ON_REQUEST_MARKERS
+        )
+    ]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if item not in left_out]
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
 
 
@@ -62,11 +74,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _fresh_cache():
     """Rate-limit counters and presence live in the real Redis cache: start each test clean.
 
-    Only this run's key prefix is removed, so other data in the same Redis stays untouched.
+    Only the cache's own keys are removed: other data in the same Redis (the channel layer's
+    groups, which a running server joined once at its start) stays untouched.
     """
     client = cache._cache.get_client(write=True)
-    prefix = settings.CACHES["default"]["KEY_PREFIX"]
-    for key in client.scan_iter(match=f"{prefix}:*", count=1000):
+    for key in client.scan_iter(match=cache.make_key("*"), count=1000):
         client.delete(key)
     rate_limits.forget_empty()
     yield

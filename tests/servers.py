@@ -14,8 +14,6 @@ import psycopg
 from django.conf import settings
 from django.db import connection
 
-from durak_site.ops import alternatives, launcher
-
 BASE_DIR = Path(__file__).resolve().parents[1]
 
 
@@ -81,9 +79,8 @@ def end_process(
 
 
 class LiveServer:
-    """A Daphne subprocess on a loopback port (more Daphne options in ``args``), or uvicorn's
-    as ``run`` starts it when WEB_SERVER=uvicorn (its options from the environment alone);
-    ``stop`` and ``start`` again drop every connection."""
+    """A Daphne subprocess on a loopback port (more Daphne options in ``args``); ``stop`` and
+    ``start`` again drop every connection."""
 
     def __init__(self, env: dict[str, str], log_path: Path, args: tuple[str, ...] = ()) -> None:
         self.env = env
@@ -95,12 +92,8 @@ class LiveServer:
         self.log = open(log_path, "w")  # noqa: SIM115 - closed by close()
 
     def start(self) -> None:
-        if alternatives.WEB_SERVER.chosen(self.env) == "uvicorn":
-            where = ["--host", "127.0.0.1", "--port", str(self.port)]
-            command = launcher.uvicorn_command(where, self.env)
-        else:
-            command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
-            command += [*self.args, "durak_site.asgi:application"]
+        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+        command += [*self.args, "durak_site.asgi:application"]
         self.process = subprocess.Popen(
             command,
             cwd=BASE_DIR,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from django.db import DEFAULT_DB_ALIAS
+from django.db import DEFAULT_DB_ALIAS, connection
 
-from durak_site.backends.plain_sql import ModelRows, prepared_cursor
+from durak_site.backends.plain_sql import ModelRows
 from wallet.models import Account, Entry, LedgerTransaction
 
 _TRANSACTIONS = ModelRows(LedgerTransaction)
@@ -18,7 +18,7 @@ def transaction_insert_unless_taken(ledger_transaction: LedgerTransaction) -> bo
     """Insert the transaction unless its key is taken (then nothing happens), in one statement
     where a lookup, a savepoint and the insert took four."""
     sql, params = _TRANSACTIONS.insert([ledger_transaction])
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(f"{sql} ON CONFLICT (idempotency_key) DO NOTHING RETURNING id", params)
         row = cursor.fetchone()
     if row is None:
@@ -32,7 +32,7 @@ def transaction_insert_unless_taken(ledger_transaction: LedgerTransaction) -> bo
 def balances_lock(account_ids: list[int]) -> dict[int, int]:
     """Lock the accounts, in one order by id so that two postings never deadlock, and read
     their balances: one statement written once, as every posting takes it."""
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id, balance FROM {Account._meta.db_table} WHERE id = ANY(%s::bigint[])"
             " ORDER BY id FOR UPDATE",
@@ -52,7 +52,7 @@ def entries_write(
     by_account = {account.pk: amount for account, amount in movements.items()}
     amounts = [by_account[account_id] for account_id in ids]
     new = [balances[account_id] for account_id in ids]
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(
             f"WITH entries AS (INSERT INTO {Entry._meta.db_table}"
             " (transaction_id, account_id, amount, balance_after)"

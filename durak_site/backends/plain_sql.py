@@ -3,8 +3,9 @@
 The ORM compiles each query anew on every call, which costs a move more Python than the
 database's own work on it. Those statements are written once over the columns each model
 declares; rows read become ordinary model instances, and values written are prepared, as the
-ORM converts and prepares them. They run on a `prepared_cursor`, so that PostgreSQL does not
-plan them anew either.
+ORM converts and prepares them. Every statement sends its parameters apart from its text
+(the settings' `server_side_binding`), so psycopg prepares a statement that runs often and
+PostgreSQL does not plan it anew either.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.backends.postgresql.base import ServerBindingCursor
-from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
@@ -87,23 +86,3 @@ class ModelRows(Generic[M]):
         meta = self.model._meta
         sql = f'UPDATE {meta.db_table} SET {assignments} WHERE "{meta.pk.column}" = %s'
         return sql, [*params, instance.pk]
-
-
-def prepared_cursor() -> CursorWrapper:
-    """A cursor whose statements PostgreSQL parses and plans once per connection.
-
-    Django's cursors put the parameters into the statement's text, so the server plans every
-    statement anew; for the short statements of a move, planning cost it more than running
-    them. This one sends the parameters apart, and psycopg prepares a statement once it has run
-    `prepare_threshold` times on a connection (behind a pooler in transaction mode the setting
-    is off, and statements are only sent apart). Otherwise it is Django's cursor: it takes the
-    same connection and transaction, and `CaptureQueriesContext` counts its statements, though
-    without their text once they run prepared (psycopg keeps none for Django's log).
-    """
-    connection = connections[DEFAULT_DB_ALIAS]
-    if connection.settings_dict["OPTIONS"].get("server_side_binding"):
-        # SQL_BINDING=server_side: Django's own cursor binds on the server.
-        return connection.cursor()
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
-        return connection._prepare_cursor(ServerBindingCursor(connection.connection))

@@ -1,8 +1,6 @@
-"""The standard engines that can stand in for the platform's patched parts, each chosen by an
-environment variable, so that both can be run and measured in turns (``bench/turns.py``).
-
-The first choice of each is the patched one and the default; ``docs/decisions`` says what each
-comparison is for. Read by the settings, the ASGI application and the launcher alike.
+"""How ``./dev run`` may arrange the platform, each choice by an environment variable, so that
+both arrangements can be run and measured in turns (``bench/turns.py``). The first choice of
+each is the default.
 """
 
 from __future__ import annotations
@@ -27,27 +25,9 @@ class Alternative:
         return value
 
 
-# durak_site.sockets.channel_layer, or channels-redis's own (durak_site.sockets.stock_layers).
-CHANNEL_LAYER = Alternative("CHANNEL_LAYER", ("fork", "stock", "pubsub"))
-# durak_site.backends.plain_sql.prepared_cursor, or Django's documented server_side_binding.
-SQL_BINDING = Alternative("SQL_BINDING", ("prepared_cursor", "server_side"))
-# Daphne with durak_site.sockets.flow_control, or uvicorn with its own WebSocket limits.
-WEB_SERVER = Alternative("WEB_SERVER", ("daphne", "uvicorn"))
-# uvicorn's WebSocket implementation under WEB_SERVER=uvicorn: "websockets" heeds
-# --ws-max-queue; "websockets-sansio" (its next default) reads one message at a time.
-UVICORN_WS = Alternative("UVICORN_WS", ("websockets", "websockets-sansio"))
-# durak_site.sockets.accept_balancing in every Daphne process, or Twisted's own accepts.
-ACCEPT_BALANCING = Alternative("ACCEPT_BALANCING", ("on", "off"))
+# How connections reach the web processes: from one listening socket they all share, or each
+# process on a port of its own behind HAProxy, which sends a table's sockets to one process
+# (durak_site.ops.haproxy) and the rest to the least busy.
+WEB_PROXY = Alternative("WEB_PROXY", ("none", "haproxy"))
 
-EVERY_ALTERNATIVE = (CHANNEL_LAYER, SQL_BINDING, WEB_SERVER, UVICORN_WS, ACCEPT_BALANCING)
-
-
-def accept_balancing(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the web processes balance their accepts: a patch of Twisted, so Daphne's alone;
-    uvicorn's processes never do, and asking for it there is an error."""
-    env = os.environ if env is None else env
-    if WEB_SERVER.chosen(env) == "uvicorn":
-        if env.get(ACCEPT_BALANCING.variable, "").strip() == "on":
-            raise ValueError("ACCEPT_BALANCING=on patches Twisted: it needs WEB_SERVER=daphne")
-        return False
-    return ACCEPT_BALANCING.chosen(env) == "on"
+EVERY_ALTERNATIVE = (WEB_PROXY,)

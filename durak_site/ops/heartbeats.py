@@ -12,7 +12,6 @@ stops beating), ``worker`` and ``scheduler`` (the Celery worker and beat process
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -120,18 +119,6 @@ def beat_from_reactor(role: str = WEB) -> None:
     beating = task.LoopingCall(threads.deferToThread, beat_quietly, role)
     reactor.callWhenRunning(beating.start, BEAT_SECONDS)
     reactor.addSystemEventTrigger("before", "shutdown", _forget_quietly, role)
-
-
-async def beat_from_loop(role: str = WEB) -> None:
-    """Beat from the running event loop (uvicorn's) until cancelled, then stop counting: as
-    from Daphne's reactor, a process whose loop is stuck beats no more, and the writes run in a
-    thread."""
-    try:
-        while True:
-            await asyncio.to_thread(beat_quietly, role)
-            await asyncio.sleep(BEAT_SECONDS)
-    finally:
-        await asyncio.to_thread(_forget_quietly, role)
 
 
 def _forget_quietly(role: str) -> None:

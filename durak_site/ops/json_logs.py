@@ -36,7 +36,7 @@ def role() -> str:
     if given:
         return given
     command = " ".join(sys.argv[:4])
-    if "daphne" in command or "uvicorn" in command:
+    if "daphne" in command:
         return "web"
     for celery_role in ("worker", "beat"):
         if "celery" in command and celery_role in sys.argv:

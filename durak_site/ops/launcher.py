@@ -1,8 +1,9 @@
 """Start the whole platform, or the test suite, on one machine.
 
 ``python -m durak_site.ops.launcher run``
-    services, migrations, one web process per core (WEB_PROCESSES: Daphne, or uvicorn with
-    ``WEB_SERVER=uvicorn``) on one shared listening socket,
+    services, migrations, one Daphne process per core (WEB_PROCESSES) on one shared listening
+    socket (or, with ``WEB_PROXY=haproxy``, each on a port of its own behind HAProxy, which
+    sends each table to one process),
     Celery worker and beat, the metrics server (and Prometheus and Grafana when installed),
     each restarted (with backoff) when it dies
 ``python -m durak_site.ops.launcher setup``
@@ -29,15 +30,16 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from durak_site.ops import alternatives, backups, embedded, monitoring
+from durak_site.ops import alternatives, backups, embedded, haproxy, monitoring
 from durak_site.ops.json_logs import JsonFormatter
 from durak_site.ops.translations import compile_catalogs
-from durak_site.sockets import accept_balancing
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 # Connections waiting to be accepted: a crowd of sockets opening at once must not be turned away.
 LISTEN_BACKLOG = 2048
+# Behind HAProxy (WEB_PROXY=haproxy), the web processes listen on loopback ports from PORT + this.
+WEB_PORT_OFFSET = 100
 WORKER_CONCURRENCY = 2
 
 
@@ -120,8 +122,8 @@ def web_processes() -> int:
 
 
 def web_process_name(number: int) -> str:
-    """The name ``run`` gives its `number`th web process (from 1): its server's, numbered."""
-    return f"{alternatives.WEB_SERVER.chosen()}-{number}"
+    """The name ``run`` gives its `number`th web process (from 1)."""
+    return f"daphne-{number}"
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -140,40 +142,6 @@ def daphne_command(listener: socket.socket) -> list[str]:
     return [str(BIN / "daphne"), "-v", "0", "--fd", fd, *proxy_arguments(os.environ)] + [
         "durak_site.asgi:application"
     ]
-
-
-# Frames that may wait for a socket's handler before uvicorn stops reading the socket: as many
-# as durak_site.sockets.flow_control lets wait under Daphne (four times a client's rate).
-UVICORN_WS_MAX_QUEUE = 40
-
-
-def uvicorn_command(where: list[str], env: Mapping[str, str]) -> list[str]:
-    """uvicorn serving the platform at `where` (``--fd N``, or ``--host``/``--port``), with its
-    own WebSocket limits in place of durak_site.sockets.flow_control: its websockets
-    implementation (``UVICORN_WS``) stops reading a socket whose handler has ``--ws-max-queue``
-    frames waiting and makes a send wait while the client does not read; no compression, as
-    Daphne."""
-    proxy = (
-        ["--proxy-headers", "--forwarded-allow-ips", "*"]
-        if int(env.get("TRUSTED_PROXY_COUNT", "0")) > 0
-        else ["--no-proxy-headers"]
-    )
-    return [
-        str(BIN / "uvicorn"),
-        *where,
-        *("--http", "h11", "--ws", alternatives.UVICORN_WS.chosen(env)),
-        *("--ws-max-queue", str(UVICORN_WS_MAX_QUEUE)),
-        *("--ws-per-message-deflate", "false", "--lifespan", "on"),
-        *("--no-access-log", "--log-level", "warning", *proxy),
-        "durak_site.asgi:application",
-    ]
-
-
-def web_command(listener: socket.socket) -> list[str]:
-    """One web process on the shared listening socket, of the server WEB_SERVER chooses."""
-    if alternatives.WEB_SERVER.chosen() == "uvicorn":
-        return uvicorn_command(["--fd", str(listener.fileno())], os.environ)
-    return daphne_command(listener)
 
 
 def proxy_arguments(env: Mapping[str, str]) -> list[str]:
@@ -292,21 +260,45 @@ class EmbeddedServers:
             _say(f"embedded {' and '.join(down)} running again")
 
 
-def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
-    """The command of each process ``run`` keeps running, by name."""
-    commands = {
-        web_process_name(number): web_command(listener) for number in range(1, web_processes() + 1)
-    }
-    # Quiet: no start-up banner; they log as JSON lines (durak_site.celery).
-    commands["worker"] = [
-        str(BIN / "celery"),
-        "-A",
-        "durak_site",
-        "--quiet",
-        "worker",
+def worker_command() -> list[str]:
+    """The Celery worker's command."""
+    # Quiet: no start-up banner; it logs as JSON lines (durak_site.celery).
+    return [str(BIN / "celery"), "-A", "durak_site", "--quiet", "worker"] + [
         "-c",
         str(WORKER_CONCURRENCY),
     ]
+
+
+def web_listeners(host: str, port: int) -> tuple[list[socket.socket], Path | None]:
+    """Each web process's listening socket, and HAProxy's configuration when it stands in
+    front (WEB_PROXY=haproxy): then HAProxy listens at `host`:`port` and each process on a
+    loopback port of its own, from `port` + WEB_PORT_OFFSET + 1 on. Otherwise every process
+    gets the same socket at `host`:`port`."""
+    count = web_processes()
+    if alternatives.WEB_PROXY.chosen() != "haproxy":
+        return [listening_socket(host, port)] * count, None
+    listeners = [
+        listening_socket("127.0.0.1", port + WEB_PORT_OFFSET + number)
+        for number in range(1, count + 1)
+    ]
+    config = embedded.VAR_DIR / "haproxy.cfg"
+    servers = [f"127.0.0.1:{listener.getsockname()[1]}" for listener in listeners]
+    config.write_text(haproxy.haproxy_config(f"{host}:{port}", servers))
+    return listeners, config
+
+
+def platform_commands(
+    listeners: list[socket.socket], proxy_config: Path | None = None
+) -> dict[str, list[str]]:
+    """The command of each process ``run`` keeps running, by name: a web process on each
+    listening socket (`listeners`, from web_listeners), and HAProxy with `proxy_config`."""
+    commands = {
+        web_process_name(number): daphne_command(listener)
+        for number, listener in enumerate(listeners, 1)
+    }
+    if proxy_config is not None:
+        commands["haproxy"] = ["haproxy", "-db", "-f", str(proxy_config)]
+    commands["worker"] = worker_command()
     commands["beat"] = [
         str(BIN / "celery"),
         "-A",
@@ -323,7 +315,6 @@ def platform_commands(listener: socket.socket) -> dict[str, list[str]]:
 def run() -> int:
     try:
         chosen = {item.variable: item.chosen() for item in alternatives.EVERY_ALTERNATIVE}
-        chosen["ACCEPT_BALANCING"] = "on" if alternatives.accept_balancing() else "off"
     except ValueError as error:
         _say(str(error))
         return 2
@@ -331,29 +322,28 @@ def run() -> int:
     _manage("create_first_admin")
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
-    # Kept open here as well, so that a restarted Daphne accepts from the same socket; while
-    # none runs, new connections wait in its backlog.
-    listener = listening_socket(host, int(port))
-    # The web processes' open connections, which they read to share new ones evenly; new for
-    # each run, as a table left from before a reboot holds beats of another clock.
-    share = embedded.VAR_DIR / "web-connections"
-    share.unlink(missing_ok=True)
-    balancing = alternatives.accept_balancing()
+    if alternatives.WEB_PROXY.chosen() == "haproxy":
+        if not shutil.which("haproxy"):
+            _say("WEB_PROXY=haproxy needs HAProxy (Debian's haproxy package)")
+            return 2
+        # One more proxy in front: the client's address is the first X-Forwarded-For entry.
+        proxies = int(os.environ.get("TRUSTED_PROXY_COUNT", "0")) + 1
+        os.environ["TRUSTED_PROXY_COUNT"] = str(proxies)
+    # Kept open here as well, so that a restarted web process accepts from the same socket;
+    # while none runs, new connections wait in its backlog.
+    listeners, proxy_config = web_listeners(host, int(port))
     # Every process writes its metrics there; those of the last run count no more.
     metrics_dir = embedded.VAR_DIR / "metrics"
     monitoring.prepare_directory(metrics_dir)
     os.environ[monitoring.DIRECTORY_VARIABLE] = str(metrics_dir)
-    commands = platform_commands(listener)
+    commands = platform_commands(listeners, proxy_config)
     web = [web_process_name(number) for number in range(1, web_processes() + 1)]
     children = [
         Child(
             name,
             commands[name],
-            (listener.fileno(),),
-            {
-                **(accept_balancing.share_environment(share, slot) if balancing else {}),
-                "DURAK_ROLE": "web",
-            },
+            (listeners[slot].fileno(),),
+            {"DURAK_ROLE": "web"},
         )
         for slot, name in enumerate(web)
     ] + [
@@ -372,7 +362,10 @@ def run() -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    _say(f"{web_processes()} web process(es) share the listening socket")
+    if proxy_config is None:
+        _say(f"{web_processes()} web process(es) share the listening socket")
+    else:
+        _say(f"HAProxy routes to {web_processes()} web process(es), each on a port of its own")
     _say("engines: " + " ".join(f"{name}={value}" for name, value in chosen.items()))
     try:
         for child in children:
@@ -392,19 +385,23 @@ def run() -> int:
     finally:
         _say("stopping ...")
         _stop_processes([child.process for child in children if child.process is not None])
-        listener.close()
+        for listener in set(listeners):
+            listener.close()
         _stop_embedded(started)
     return 0
 
 
 # The tests' system tools, by the command they provide and the Debian package that has it: the
 # browser tests' Chromium, Prometheus for the alert-rule and dashboard checks, LibreOffice Calc
-# and Poppler for the check that the spreadsheet exports open in an office program.
+# and Poppler for the check that the spreadsheet exports open in an office program, HAProxy and
+# PgBouncer for the cluster test.
 TEST_TOOLS = {
     "chromium": "chromium",
     "promtool": "prometheus",
     "soffice": "libreoffice-calc-nogui",
     "pdftoppm": "poppler-utils",
+    "haproxy": "haproxy",
+    "pgbouncer": "pgbouncer",
 }
 # The markers of the tests that start servers or take long; ``test --quick`` leaves them out.
 QUICK_SELECTION = "not e2e and not live and not resilience and not slow"

@@ -47,13 +47,7 @@ class OutageMiddleware:
                 _accepted.add(send_tracked)
             elif message["type"] == "websocket.close":
                 _accepted.discard(send_tracked)
-            try:
-                await send(message)
-            except OSError:
-                # A server that follows ASGI raises this for a frame to a client that has left
-                # (uvicorn's ClientDisconnected): nobody reads it, and the disconnect follows.
-                if message["type"] != "websocket.send":
-                    raise
+            await send(message)
 
         try:
             await self.inner(scope, receive, send_tracked)

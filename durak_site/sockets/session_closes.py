@@ -17,13 +17,11 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.auth.signals import user_logged_out
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
-
-from durak_site.backends.plain_sql import prepared_cursor
 
 # Channel-layer messages to sockets: close now, or close unless the session still stands.
 REVOKED = {"type": "session.revoked"}
@@ -58,7 +56,7 @@ def session_is_valid(session_key: str | None, user_id: int) -> bool:
     """
     if not session_key:
         return False
-    with prepared_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(_session_query(), [user_id, session_key, timezone.now()])
         row = cursor.fetchone()
     if row is None:

@@ -137,7 +137,7 @@ def table_state_for(*, table: Table, user) -> dict[str, Any]:
     """Exactly the payload of the table socket's "state" message for `user`, with the log."""
     snapshot = table_snapshot(table=table)
     events = game_public_events(game=snapshot.game) if snapshot.game is not None else []
-    connected, _spectators = table_audience(snapshot)
+    connected = table_audience(snapshot).connected
     return table_state(snapshot, getattr(user, "pk", None), connected, events)
 
 
@@ -146,9 +146,8 @@ def table_state_read(*, table_id: int, user) -> dict[str, Any]:
     return table_state_for(table=Table.objects.get(pk=table_id), user=user)
 
 
-def table_audience(snapshot: TableSnapshot) -> tuple[set[int], bool]:
-    """The seated users with at least one open socket at the table, and whether a spectator
-    has one there."""
+def table_audience(snapshot: TableSnapshot) -> presence.Audience:
+    """Who has open sockets at the table, and on which web processes."""
     return presence.audience(snapshot.table.pk, snapshot.seated)
 
 

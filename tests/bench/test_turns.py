@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench.turns import run_figures, summary, variant_environment
@@ -47,7 +49,7 @@ def test_cpu_per_move_is_each_process_share_of_a_core_over_the_moves_a_second():
 
 
 def test_a_run_without_moves_has_no_cpu_per_move():
-    report = load_report(0.0, None, None, [{"process": "uvicorn:5", "cpu_percent": 3.0}])
+    report = load_report(0.0, None, None, [{"process": "daphne:5", "cpu_percent": 3.0}])
     assert run_figures(report)["CPU/move web 1 ms"] is None
 
 
@@ -57,13 +59,18 @@ def test_the_summary_is_each_figure_median_lowest_and_highest():
 
 
 def test_a_variant_names_only_values_its_settings_offer():
-    assert variant_environment("CHANNEL_LAYER=stock SQL_BINDING=server_side") == {
-        "CHANNEL_LAYER": "stock",
-        "SQL_BINDING": "server_side",
+    assert variant_environment("WEB_PROXY=haproxy WEB_PROCESSES=3") == {
+        "WEB_PROXY": "haproxy",
+        "WEB_PROCESSES": "3",
     }
-    with pytest.raises(ValueError, match="CHANNEL_LAYER is one of fork, stock, pubsub"):
-        variant_environment("CHANNEL_LAYER=stok")
+    with pytest.raises(ValueError, match="WEB_PROXY is one of none, haproxy"):
+        variant_environment("WEB_PROXY=nginx")
     with pytest.raises(ValueError, match="NAME=value"):
-        variant_environment("uvicorn")
-    with pytest.raises(ValueError, match="needs WEB_SERVER=daphne"):
-        variant_environment("WEB_SERVER=uvicorn ACCEPT_BALANCING=on")
+        variant_environment("daphne")
+
+
+def test_a_variant_may_run_another_checkout_of_the_platform(tmp_path):
+    here = Path(__file__).resolve().parents[2]
+    assert variant_environment(f"CHECKOUT={here}") == {"CHECKOUT": str(here)}
+    with pytest.raises(ValueError, match="has no ./dev"):
+        variant_environment(f"CHECKOUT={tmp_path}")

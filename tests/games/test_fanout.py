@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import itertools
 import json
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import channels.consumer
@@ -177,6 +180,40 @@ async def test_the_mover_is_served_before_anyone_else(snapshots, monkeypatch, fa
         await client.close()
 
 
+class OtherSocket:
+    """A table socket of another web process: what its process hands it."""
+
+    def __init__(self) -> None:
+        self.posted: list[dict] = []
+
+    def post(self, body: dict) -> None:
+        self.posted.append(body)
+
+
+async def socket_elsewhere(
+    table: Table, user, elsewhere: broadcast.LocalSockets | None = None
+) -> tuple[broadcast.LocalSockets, OtherSocket]:
+    """A socket of `user` at the table on another web process (`elsewhere`, else a new one)."""
+    if elsewhere is None:
+        elsewhere = broadcast.LocalSockets(asyncio.get_running_loop())
+        await elsewhere.joined.wait()
+    socket = OtherSocket()
+    connection = elsewhere.connection(f"specific.other!{len(elsewhere.groups)}")
+    await sync_to_async(services.presence_connect)(
+        table_id=table.pk, user=user, connection=connection
+    )
+    elsewhere.add(table.pk, user.pk, socket)
+    return elsewhere, socket
+
+
+async def posted_until(socket: OtherSocket, wanted, timeout: float = 5) -> None:
+    """Wait until the socket has been handed a body that is `wanted`."""
+    deadline = time.monotonic() + timeout
+    while not any(wanted(body) for body in socket.posted):
+        assert time.monotonic() < deadline, socket.posted
+        await asyncio.sleep(0.01)
+
+
 @pytest.mark.asyncio
 async def test_a_move_reaches_every_socket_though_the_channel_layer_connection_broke(
     snapshots, fast_clients
@@ -186,6 +223,7 @@ async def test_a_move_reaches_every_socket_though_the_channel_layer_connection_b
     clients = await connect_all(users, table, snapshots)
     watcher = TableClient((await players(1))[0], table.pk, snapshots)
     await watcher.connect()
+    elsewhere, watching = await socket_elsewhere(table, (await players(1))[0])
     # Every connection the layer holds for sending dies now, as when Redis restarts or a
     # network link drops; the sockets' receiving connections are left alone.
     control = redis.Redis.from_url(settings.REDIS_URL)
@@ -200,6 +238,90 @@ async def test_a_move_reaches_every_socket_though_the_channel_layer_connection_b
     assert game.version == 1
     for client in [*clients, watcher]:
         assert client.state["version"] == 1
+        await client.close()
+    await posted_until(watching, lambda body: body["key"][1] == 1)
+    elsewhere.listener.cancel()
+
+
+@pytest.fixture
+def layer_sends(monkeypatch) -> list[tuple[str, dict]]:
+    """Every (group or channel, message) sent through the channel layer, recorded on its way
+    in (once, though one of the layer's sends calls another)."""
+    layer = get_channel_layer()
+    sent = []
+    inside = contextvars.ContextVar("inside_a_layer_send", default=False)
+
+    def recorded(method):
+        async def record(*args):
+            if not inside.get():
+                sent.append(args)
+            token = inside.set(True)
+            try:
+                await method(*args)
+            finally:
+                inside.reset(token)
+
+        return record
+
+    monkeypatch.setattr(layer, "group_send", recorded(layer.group_send))
+    monkeypatch.setattr(layer, "send", recorded(layer.send))
+    return sent
+
+
+@pytest.mark.asyncio
+async def test_the_sockets_of_a_table_on_one_process_get_its_moves_without_the_channel_layer(
+    snapshots, fast_clients, layer_sends
+):
+    users = await players(3)
+    table = await open_table(users, 3)
+    clients = await connect_all(users, table, snapshots)
+    watcher = TableClient((await players(1))[0], table.pk, snapshots)
+    await watcher.connect()
+    layer_sends.clear()
+
+    game = await play_moves(table, clients, 6, [watcher])
+    assert [group for group, _message in layer_sends] == []
+    for client in [*clients, watcher]:
+        assert client.state["version"] == game.version
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_sockets_on_another_process_get_their_own_states_through_the_channel_layer(
+    snapshots, fast_clients, layer_sends
+):
+    users = await players(2)
+    table = await open_table(users, 2)
+    clients = await connect_all(users, table, snapshots)
+    # Another web process, with a second tab of the first player and a spectator's socket.
+    elsewhere, tab = await socket_elsewhere(table, users[0])
+    _elsewhere, watching = await socket_elsewhere(table, (await players(1))[0], elsewhere)
+    layer_sends.clear()
+
+    game = await play_moves(table, clients, 3)
+    seat = game.players.index(users[0].pk)
+
+    def seen(socket: OtherSocket, kind: str) -> list[dict]:
+        return [body for body in socket.posted if body["type"] == kind]
+
+    latest = game.version
+    await posted_until(tab, lambda body: body["type"] == "table.state" and body["key"][1] == latest)
+    await posted_until(
+        watching, lambda body: body["type"] == "table.watch" and body["key"][1] == latest
+    )
+    assert {body["seat"] for body in seen(tab, "table.state")} == {seat}
+    assert seen(watching, "table.state") == []
+    assert {body["seat"] for body in seen(watching, "table.watch")} == {None}
+    # Only that process's sockets' states cross: the other player's never leaves this one.
+    crossed = [message for group, message in layer_sends if group == elsewhere.name]
+    assert len(crossed) == 3
+    assert {group for message in crossed for group, _body in message["parts"]} == {
+        broadcast.user_group(table.pk, users[0].pk),
+        broadcast.watch_group(table.pk),
+    }
+    assert all(group == elsewhere.name for group, _message in layer_sends)
+    elsewhere.listener.cancel()
+    for client in clients:
         await client.close()
 
 

@@ -105,6 +105,14 @@ play_moves = db(play)
 
 
 @db
+def deal_again(table, users: list) -> None:
+    """The table's players all confirm the rematch of its finished game: the next is dealt."""
+    game = Game.objects.filter(table=table).order_by("-number").first()
+    for user in users:
+        services.rematch_confirm(game_id=game.pk, user=user)
+
+
+@db
 def open_table(users: list, seats: int | None = None):
     table = services.table_create(user=users[0], stake=STAKE, seats=seats or len(users))
     for user in users[1:]:

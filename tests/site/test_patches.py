@@ -20,7 +20,7 @@ def test_a_changed_upstream_source_names_the_patch_to_re_check(monkeypatch):
     dispatch = patches.Upstream(
         "channels.consumer.AsyncConsumer.dispatch", "channels", "4.3.1", "0" * 16
     )
-    monkeypatch.setattr(patches, "PATCHES", (patches.Patch("games.consumers", None, (dispatch,)),))
+    monkeypatch.setattr(patches, "PATCHES", (patches.Patch("games.consumers", (dispatch,)),))
     [message] = patches.changes()
     assert message.startswith("games.consumers relies on channels.consumer.AsyncConsumer.dispatch")
     assert "(channels 4.3.1 then, 4.3.2 installed): re-check the patch" in message
