@@ -1,6 +1,6 @@
 """Two variants of the platform measured in turns by the load benchmark: A, B, A, B, ...
 
-    python bench/turns.py --a ACCEPT_BALANCING=on --b WEB_PROXY=haproxy --runs 5 \\
+    python bench/turns.py --a WEB_PROXY=none --b WEB_PROXY=haproxy --runs 5 \\
         -- --tables 25 --seconds 30
     python bench/turns.py --a CHECKOUT=../before --b WEB_PROXY=haproxy --runs 5 \\
         -- --tables 200 --think 1-3 --seconds 180
